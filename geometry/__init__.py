@@ -1,0 +1,62 @@
+"""Scene model and pure geometry for the charge umpire (DESIGN.md, ``geometry/``).
+
+Millimetres and degrees; poses are boundary centres with a facing; one tolerance, ``EPS_MM``.
+"""
+
+from .arcs import arc_polygons, arc_shares, arcs_of_point, in_front_arc
+from .constants import EPS_MM, MM_PER_INCH, in_to_mm, mm_to_in
+from .contact import (
+    FlushContact,
+    ModelContacts,
+    bodies_overlap,
+    flush_contact,
+    models_in_contact,
+    overlapping,
+    penetration_mm,
+    touching,
+)
+from .distance import Closest, closest
+from .formation import (
+    FACINGS,
+    Body,
+    FacingName,
+    Formation,
+    base_polygon,
+    boundary,
+    corners,
+    facing_normal,
+    facing_segments,
+    model_bases,
+    presented_models,
+)
+from .moves import (
+    Align,
+    Forward,
+    Reform,
+    Step,
+    Turn,
+    Wheel,
+    align,
+    forward,
+    path_length_mm,
+    replay,
+    step_from_json,
+    step_to_json,
+    turn,
+    wheel,
+)
+from .pose import Pose, normalize_deg, rotate_point
+from .scene import Scene, SceneError, Table, Terrain, Unit, load_scene
+from .sweep import rotation_sweep, translation_sweep
+
+__all__ = [
+    "EPS_MM", "MM_PER_INCH", "in_to_mm", "mm_to_in", "Pose", "normalize_deg", "rotate_point",
+    "Formation", "Body", "FacingName", "FACINGS", "boundary", "corners", "facing_segments",
+    "facing_normal", "model_bases", "base_polygon", "presented_models", "arc_polygons",
+    "arc_shares", "arcs_of_point", "in_front_arc", "Closest", "closest", "touching",
+    "overlapping", "penetration_mm", "bodies_overlap", "FlushContact", "flush_contact",
+    "ModelContacts", "models_in_contact", "Forward", "Wheel", "Align", "Turn", "Reform", "Step",
+    "forward", "wheel", "align", "turn", "replay", "path_length_mm", "step_to_json",
+    "step_from_json", "rotation_sweep", "translation_sweep", "Scene", "SceneError", "Table",
+    "Terrain", "Unit", "load_scene",
+]

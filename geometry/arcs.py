@@ -1,0 +1,83 @@
+"""Arcs of a unit (RULES.md 1).
+
+From each corner of the boundary a ray points away from the unit at 45 degrees to both edges
+meeting there; the four rays cut the plane into the front, right, rear and left arcs, each
+bounded by its facing. They are not the extended diagonals (those agree only for squares).
+"""
+
+from __future__ import annotations
+
+import math
+
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
+from .constants import ARC_RAY_MM, EPS_MM
+from .formation import FACINGS, FacingName, Formation, corners
+from .pose import Point, Pose
+
+_S = 1 / math.sqrt(2)
+
+
+def _ray_dirs(pose: Pose) -> dict[str, Point]:
+    fx, fy = pose.forward
+    rx, ry = pose.right
+    return {
+        "front_left": ((fx - rx) * _S, (fy - ry) * _S),
+        "front_right": ((fx + rx) * _S, (fy + ry) * _S),
+        "rear_right": ((-fx + rx) * _S, (-fy + ry) * _S),
+        "rear_left": ((-fx - rx) * _S, (-fy - ry) * _S),
+    }
+
+
+_ARC_CORNERS: dict[FacingName, tuple[str, str]] = {
+    "front": ("front_left", "front_right"),
+    "right": ("front_right", "rear_right"),
+    "rear": ("rear_right", "rear_left"),
+    "left": ("rear_left", "front_left"),
+}
+
+
+def arc_polygons(form: Formation, pose: Pose, reach: float = ARC_RAY_MM) -> dict[FacingName,
+                                                                                 Polygon]:
+    """The four arcs as polygons, each clipped where its rays reach ``reach`` mm."""
+    c = corners(form, pose)
+    d = _ray_dirs(pose)
+    out: dict[FacingName, Polygon] = {}
+    for name, (a, b) in _ARC_CORNERS.items():
+        pa, pb = c[a], c[b]  # type: ignore[index]
+        da, db = d[a], d[b]
+        out[name] = Polygon([pa, pb, (pb[0] + reach * db[0], pb[1] + reach * db[1]),
+                             (pa[0] + reach * da[0], pa[1] + reach * da[1])])
+    return out
+
+
+def arc_shares(form: Formation, pose: Pose, geom: BaseGeometry) -> dict[FacingName, float]:
+    """Share of ``geom``'s area lying in each arc (RULES.md 1, seed figure 4)."""
+    area = geom.area
+    if area <= 0:
+        raise ValueError("arc shares need a geometry with area")
+    arcs = arc_polygons(form, pose)
+    return {name: arcs[name].intersection(geom).area / area for name in FACINGS}
+
+
+def arcs_of_point(form: Formation, pose: Pose, p: Point, tol: float = EPS_MM) -> set[FacingName]:
+    """The arcs holding a point, closed form. A point on a ray is in both arcs; a point
+    inside the boundary is in none."""
+    u, v = pose.to_local(p)
+    w, d = form.width / 2, form.depth / 2
+    out: set[FacingName] = set()
+    if v >= d - tol and v - d >= abs(u) - w - tol:
+        out.add("front")
+    if v <= -d + tol and -v - d >= abs(u) - w - tol:
+        out.add("rear")
+    if u >= w - tol and u - w >= abs(v) - d - tol:
+        out.add("right")
+    if u <= -w + tol and -u - w >= abs(v) - d - tol:
+        out.add("left")
+    return out
+
+
+def in_front_arc(form: Formation, pose: Pose, geom: BaseGeometry) -> bool:
+    """Whether ``geom`` lies at least partly inside the front arc (RULES.md 2)."""
+    return arc_polygons(form, pose)["front"].intersects(geom)

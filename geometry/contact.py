@@ -1,0 +1,179 @@
+"""Contact between units and models (RULES.md 4, DESIGN.md Conventions: one tolerance).
+
+Closer than ``EPS_MM`` is touching; touching is contact; overlapping by more than ``EPS_MM`` is
+overlap. Models in contact are counted by projecting the bases that a facing presents onto the
+contact line (corner contact counts).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from .constants import EPS_MM
+from .formation import (
+    FACINGS,
+    Body,
+    FacingName,
+    base_polygon,
+    presented_models,
+)
+from .pose import Point
+
+
+def touching(a: BaseGeometry, b: BaseGeometry, eps: float = EPS_MM) -> bool:
+    """Within ``eps`` of each other (contact, or overlap)."""
+    return bool(shapely.dwithin(a, b, eps))
+
+
+def shrunk(poly: BaseGeometry, eps: float = EPS_MM) -> BaseGeometry:
+    """``poly`` with its boundary pulled in by ``eps``: what another shape must reach into to
+    overlap it."""
+    return poly.buffer(-eps, join_style="mitre")
+
+
+def overlapping(a: BaseGeometry, b: BaseGeometry, eps: float = EPS_MM) -> bool:
+    """Some point of ``a`` lies deeper than ``eps`` inside ``b``."""
+    return bool(shapely.intersects(a, shrunk(b, eps)))
+
+
+def penetration_mm(a: BaseGeometry, b: BaseGeometry) -> float:
+    """Overlap depth of two convex polygons by separating axes (0 when apart)."""
+    pa = np.asarray(a.exterior.coords[:-1])  # type: ignore[attr-defined]
+    pb = np.asarray(b.exterior.coords[:-1])  # type: ignore[attr-defined]
+    depth = math.inf
+    for pts in (pa, pb):
+        edges = np.roll(pts, -1, axis=0) - pts
+        normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        for n in normals:
+            ra, rb = pa @ n, pb @ n
+            overlap = min(ra.max(), rb.max()) - max(ra.min(), rb.min())
+            if overlap <= 0:
+                return 0.0
+            depth = min(depth, overlap)
+    return float(depth)
+
+
+def bodies_overlap(a: Body, b: Body, eps: float = EPS_MM) -> bool:
+    return penetration_mm(a.polygon, b.polygon) > eps
+
+
+@dataclass(frozen=True, slots=True)
+class FlushContact:
+    """Two facings lying on one line and sharing a stretch of it."""
+
+    facing_a: FacingName
+    facing_b: FacingName
+    segment: tuple[Point, Point]
+
+
+def _seg_param(p: Point, q0: Point, q1: Point) -> tuple[float, float]:
+    """(position along q0->q1 in mm, signed distance from the line) of p."""
+    dx, dy = q1[0] - q0[0], q1[1] - q0[1]
+    length = math.hypot(dx, dy)
+    ux, uy = dx / length, dy / length
+    px, py = p[0] - q0[0], p[1] - q0[1]
+    return (px * ux + py * uy, px * uy - py * ux)
+
+
+def flush_contact(a: Body, b: Body, eps: float = EPS_MM) -> FlushContact | None:
+    """The facings of ``a`` and ``b`` that lie flush (antiparallel, on one line, sharing a
+    stretch or a point), with the shared segment; ``None`` when no facings are flush."""
+    for fa in FACINGS:
+        qa0, qa1 = a.facings[fa]
+        for fb in FACINGS:
+            qb0, qb1 = b.facings[fb]
+            s0, d0 = _seg_param(qb0, qa0, qa1)
+            s1, d1 = _seg_param(qb1, qa0, qa1)
+            if abs(d0) > eps or abs(d1) > eps:
+                continue
+            length = math.dist(qa0, qa1)
+            lo, hi = max(0.0, min(s0, s1)), min(length, max(s0, s1))
+            if hi < lo - eps:
+                continue
+            # The two units must lie on opposite sides of the shared line.
+            ca = _seg_param(a.pose.centre, qa0, qa1)[1]
+            cb = _seg_param(b.pose.centre, qa0, qa1)[1]
+            if ca * cb >= 0:
+                continue
+            ux, uy = (qa1[0] - qa0[0]) / length, (qa1[1] - qa0[1]) / length
+            hi = max(hi, lo)
+            seg = ((qa0[0] + lo * ux, qa0[1] + lo * uy), (qa0[0] + hi * ux, qa0[1] + hi * uy))
+            return FlushContact(fa, fb, seg)
+    return None
+
+
+def _presented_intervals(body: Body, facing: FacingName, line: tuple[Point, Point]
+                         ) -> list[tuple[tuple[int, int], float, float]]:
+    """Intervals along ``line`` of the models ``body`` presents on ``facing``."""
+    out = []
+    for rank, file in presented_models(body.form, facing):
+        poly = base_polygon(body.form, body.pose, rank, file)
+        ts = [_seg_param(p, *line)[0] for p in poly.exterior.coords[:-1]]
+        out.append(((rank, file), min(ts), max(ts)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ModelContacts:
+    """Models in base contact across one contact line (RULES.md 4)."""
+
+    a_models: frozenset[tuple[int, int]]
+    b_models: frozenset[tuple[int, int]]
+
+    @property
+    def total(self) -> int:
+        return len(self.a_models) + len(self.b_models)
+
+
+def models_in_contact(a: Body, b: Body, eps: float = EPS_MM) -> ModelContacts:
+    """Models of ``a`` and ``b`` touching an enemy model, for two units in flush contact.
+
+    Each facing presents its models (front rank; flank one per rank; rear the rear rank's
+    actual models); two opposing models touch when their intervals along the contact line
+    overlap or meet at an end point. Units touching only at a corner are handled the same way
+    through the facings that meet there. Returns empty sets when the units do not touch.
+    """
+    fc = flush_contact(a, b, eps)
+    if fc is None:
+        return _corner_models(a, b, eps)
+    line = a.facings[fc.facing_a]
+    ia = _presented_intervals(a, fc.facing_a, line)
+    ib = _presented_intervals(b, fc.facing_b, line)
+    am, bm = set(), set()
+    for ka, a0, a1 in ia:
+        for kb, b0, b1 in ib:
+            if a0 <= b1 + eps and b0 <= a1 + eps:
+                am.add(ka)
+                bm.add(kb)
+    return ModelContacts(frozenset(am), frozenset(bm))
+
+
+def _corner_models(a: Body, b: Body, eps: float) -> ModelContacts:
+    """Units touching at a point, not along a line: the models whose bases hold that point."""
+    if not touching(a.polygon, b.polygon, eps):
+        return ModelContacts(frozenset(), frozenset())
+    am = {(r, f) for r, f in a.form.model_slots()
+          if touching(base_polygon(a.form, a.pose, r, f), b.polygon, eps)}
+    bm = {(r, f) for r, f in b.form.model_slots()
+          if touching(base_polygon(b.form, b.pose, r, f), a.polygon, eps)}
+    am = {k for k in am if any(touching(base_polygon(a.form, a.pose, *k),
+                                        base_polygon(b.form, b.pose, *j), eps) for j in bm)}
+    bm = {k for k in bm if any(touching(base_polygon(b.form, b.pose, *k),
+                                        base_polygon(a.form, a.pose, *j), eps) for j in am)}
+    return ModelContacts(frozenset(am), frozenset(bm))
+
+
+def contact_line(a: Body, b: Body, eps: float = EPS_MM) -> LineString | None:
+    fc = flush_contact(a, b, eps)
+    return LineString(fc.segment) if fc else None
+
+
+def polygon_of(body: Body) -> Polygon:
+    return body.polygon

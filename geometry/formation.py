@@ -1,0 +1,175 @@
+"""A unit's formation and the polygons it occupies (RULES.md 1).
+
+This module is the only place where unit polygons are built: the boundary rectangle, every
+model base, the four facings and the corners. Everything takes a :class:`Formation` (what the
+unit is) and a :class:`~geometry.pose.Pose` (where it stands) and returns new geometry; nothing
+is mutated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+from shapely.geometry import LineString, Polygon
+
+from .pose import Point, Pose
+
+FacingName = Literal["front", "right", "rear", "left"]
+FACINGS: tuple[FacingName, ...] = ("front", "right", "rear", "left")
+CornerName = Literal["front_left", "front_right", "rear_right", "rear_left"]
+
+
+def rear_rank_files(files: int, rear_models: int, placement: str | list[int]) -> tuple[int, ...]:
+    """File indexes (0 = leftmost) occupied in the rear rank.
+
+    A short rear rank keeps its models in line with the files (rules-notes 9). ``centre``
+    starts at file ``(files - n) // 2``, so an odd gap leaves the extra empty file on the right.
+    """
+    if isinstance(placement, list):
+        return tuple(sorted(placement))
+    if placement == "left":
+        return tuple(range(rear_models))
+    if placement == "right":
+        return tuple(range(files - rear_models, files))
+    start = (files - rear_models) // 2
+    return tuple(range(start, start + rear_models))
+
+
+@dataclass(frozen=True, slots=True)
+class Formation:
+    """Base size, files, ranks and the occupied files of the rear rank."""
+
+    base_w: float
+    base_d: float
+    files: int
+    ranks: int
+    rear_files: tuple[int, ...]
+
+    @classmethod
+    def full(cls, base: tuple[float, float], files: int, ranks: int) -> Formation:
+        return cls(float(base[0]), float(base[1]), files, ranks, tuple(range(files)))
+
+    @property
+    def width(self) -> float:
+        return self.files * self.base_w
+
+    @property
+    def depth(self) -> float:
+        return self.ranks * self.base_d
+
+    @property
+    def models(self) -> int:
+        return self.files * (self.ranks - 1) + len(self.rear_files)
+
+    def occupied(self, rank: int, file: int) -> bool:
+        return rank < self.ranks - 1 or file in self.rear_files
+
+    def model_slots(self) -> list[tuple[int, int]]:
+        """(rank, file) of every model, front rank first, left to right."""
+        return [
+            (r, f) for r in range(self.ranks) for f in range(self.files) if self.occupied(r, f)
+        ]
+
+    def base_local(self, rank: int, file: int) -> tuple[float, float, float, float]:
+        """Local box (u0, u1, v0, v1) of the base at (rank, file)."""
+        u0 = -self.width / 2 + file * self.base_w
+        v1 = self.depth / 2 - rank * self.base_d
+        return (u0, u0 + self.base_w, v1 - self.base_d, v1)
+
+
+def _box(pose: Pose, u0: float, u1: float, v0: float, v1: float) -> list[Point]:
+    """Counter-clockwise world corners of a local box."""
+    return [pose.to_world(u0, v0), pose.to_world(u1, v0), pose.to_world(u1, v1),
+            pose.to_world(u0, v1)]
+
+
+def corners(form: Formation, pose: Pose) -> dict[CornerName, Point]:
+    w, d = form.width / 2, form.depth / 2
+    return {
+        "front_left": pose.to_world(-w, d),
+        "front_right": pose.to_world(w, d),
+        "rear_right": pose.to_world(w, -d),
+        "rear_left": pose.to_world(-w, -d),
+    }
+
+
+def boundary_coords(form: Formation, pose: Pose) -> list[Point]:
+    """Counter-clockwise corners of the unit boundary (RULES.md 1: the full rectangle)."""
+    w, d = form.width / 2, form.depth / 2
+    return _box(pose, -w, w, -d, d)
+
+
+def boundary(form: Formation, pose: Pose) -> Polygon:
+    return Polygon(boundary_coords(form, pose))
+
+
+def facing_segments(form: Formation, pose: Pose) -> dict[FacingName, tuple[Point, Point]]:
+    """The four facings as segments, each running clockwise round the boundary."""
+    c = corners(form, pose)
+    return {
+        "front": (c["front_left"], c["front_right"]),
+        "right": (c["front_right"], c["rear_right"]),
+        "rear": (c["rear_right"], c["rear_left"]),
+        "left": (c["rear_left"], c["front_left"]),
+    }
+
+
+def facing_line(form: Formation, pose: Pose, name: FacingName) -> LineString:
+    return LineString(facing_segments(form, pose)[name])
+
+
+def facing_normal(pose: Pose, name: FacingName) -> Point:
+    """Outward unit normal of a facing."""
+    fx, fy = pose.forward
+    rx, ry = pose.right
+    return {"front": (fx, fy), "rear": (-fx, -fy), "right": (rx, ry), "left": (-rx, -ry)}[name]
+
+
+def base_polygon(form: Formation, pose: Pose, rank: int, file: int) -> Polygon:
+    return Polygon(_box(pose, *form.base_local(rank, file)))
+
+
+def model_bases(form: Formation, pose: Pose) -> list[tuple[int, int, Polygon]]:
+    """Every model base as its own rectangle: (rank, file, polygon)."""
+    return [(r, f, base_polygon(form, pose, r, f)) for r, f in form.model_slots()]
+
+
+def presented_models(form: Formation, name: FacingName) -> list[tuple[int, int]]:
+    """The models a facing presents to an enemy flush against it (RULES.md 4).
+
+    Front: the whole front rank. Rear: the rear rank's actual models. A flank: one model per
+    rank, the one at that end of the rank (a short rear rank presents none there when that end
+    is empty, which is what a count over the model rectangles gives).
+    """
+    if name == "front":
+        return [(0, f) for f in range(form.files)]
+    if name == "rear":
+        last = form.ranks - 1
+        return [(last, f) for f in range(form.files) if form.occupied(last, f)]
+    end = 0 if name == "left" else form.files - 1
+    return [(r, end) for r in range(form.ranks) if form.occupied(r, end)]
+
+
+@dataclass(frozen=True)
+class Body:
+    """A formation standing at a pose, with its polygons computed once."""
+
+    form: Formation
+    pose: Pose
+
+    @cached_property
+    def polygon(self) -> Polygon:
+        return boundary(self.form, self.pose)
+
+    @cached_property
+    def corners(self) -> dict[CornerName, Point]:
+        return corners(self.form, self.pose)
+
+    @cached_property
+    def facings(self) -> dict[FacingName, tuple[Point, Point]]:
+        return facing_segments(self.form, self.pose)
+
+    def at(self, pose: Pose) -> Body:
+        return Body(self.form, pose)

@@ -1,0 +1,272 @@
+"""The scene JSON contract (DESIGN.md, Scene) as pydantic models.
+
+Validation says which unit and which field are wrong: ``units[1] 'spears': models: 11 models do
+not fit 5 files x 2 ranks``. :func:`load_scene` is the door every scene comes in through; it
+raises :class:`SceneError` (a ``ValueError``) with all the problems found, one per line.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from shapely.geometry import Polygon
+
+from .constants import EPS_MM
+from .contact import penetration_mm
+from .formation import Body, Formation, rear_rank_files
+from .pose import Pose
+
+State = Literal["ready", "fleeing", "engaged", "disrupted", "destroyed"]
+
+
+class SceneError(ValueError):
+    """A scene that breaks the contract; the message names the unit and the field."""
+
+
+def _finite(v: float, what: str) -> float:
+    if not math.isfinite(v):
+        raise ValueError(f"{what} must be a finite number, not {v}")
+    return v
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=True)
+
+
+class Table(_Model):
+    width_mm: float = 1828.8
+    depth_mm: float = 1219.2
+
+    @field_validator("width_mm", "depth_mm")
+    @classmethod
+    def _positive(cls, v: float) -> float:
+        _finite(v, "table size")
+        if v <= 0:
+            raise ValueError("must be positive")
+        return v
+
+    @cached_property
+    def polygon(self) -> Polygon:
+        return Polygon([(0, 0), (self.width_mm, 0), (self.width_mm, self.depth_mm),
+                        (0, self.depth_mm)])
+
+
+class Terrain(_Model):
+    id: str
+    impassable: bool = True
+    opaque: bool = True
+    polygon: list[tuple[float, float]]
+
+    @field_validator("polygon")
+    @classmethod
+    def _valid_polygon(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        for x, y in v:
+            _finite(x, "a polygon coordinate")
+            _finite(y, "a polygon coordinate")
+        if len(v) < 3:
+            raise ValueError("needs at least 3 points")
+        poly = Polygon(v)
+        if not poly.is_valid:
+            raise ValueError("self-intersects")
+        if poly.area <= 0:
+            raise ValueError("has no area")
+        return v
+
+    @cached_property
+    def shape(self) -> Polygon:
+        return Polygon(self.polygon)
+
+
+class Unit(_Model):
+    id: str
+    side: str
+    x: float
+    y: float
+    facing: float
+    base: tuple[float, float]
+    files: int = Field(ge=1)
+    ranks: int = Field(ge=1)
+    models: int | None = None
+    rear_rank: Literal["centre", "left", "right"] | list[int] = "centre"
+    advance_in: float | None = None
+    swiftstride: bool = False
+    state: State = "ready"
+    sigma_mm: float = Field(default=0.0, ge=0)
+    sigma_deg: float = Field(default=0.0, ge=0)
+
+    @field_validator("x", "y", "facing", "advance_in", "sigma_mm", "sigma_deg")
+    @classmethod
+    def _finite_numbers(cls, v: float | None) -> float | None:
+        if v is not None:
+            _finite(v, "value")
+        return v
+
+    @field_validator("base")
+    @classmethod
+    def _positive_base(cls, v: tuple[float, float]) -> tuple[float, float]:
+        for s in v:
+            _finite(s, "base size")
+            if s <= 0:
+                raise ValueError("base width and depth must be positive")
+        return v
+
+    @field_validator("advance_in")
+    @classmethod
+    def _advance_non_negative(cls, v: float | None) -> float | None:
+        if v is not None and v < 0:
+            raise ValueError("must not be negative")
+        return v
+
+    @model_validator(mode="after")
+    def _formation(self) -> Unit:
+        full = self.files * self.ranks
+        models = full if self.models is None else self.models
+        if models > full:
+            raise ValueError(
+                f"models: {models} models do not fit {self.files} files x {self.ranks} ranks")
+        if models <= self.files * (self.ranks - 1):
+            raise ValueError(f"models: {models} models leave the rear rank of {self.files} files"
+                             f" x {self.ranks} ranks empty (use fewer ranks)")
+        rear = models - self.files * (self.ranks - 1)
+        if isinstance(self.rear_rank, list):
+            idx = self.rear_rank
+            if len(idx) != rear:
+                raise ValueError(f"rear_rank: lists {len(idx)} files but the rear rank holds "
+                                 f"{rear} models")
+            if len(set(idx)) != len(idx):
+                raise ValueError("rear_rank: a file index appears twice")
+            bad = [i for i in idx if not 0 <= i < self.files]
+            if bad:
+                raise ValueError(f"rear_rank: file indexes {bad} are outside 0..{self.files - 1}")
+        return self
+
+    @property
+    def model_count(self) -> int:
+        return self.files * self.ranks if self.models is None else self.models
+
+    @cached_property
+    def formation(self) -> Formation:
+        rear = self.model_count - self.files * (self.ranks - 1)
+        return Formation(float(self.base[0]), float(self.base[1]), self.files, self.ranks,
+                         rear_rank_files(self.files, rear, self.rear_rank))
+
+    @property
+    def pose(self) -> Pose:
+        return Pose(self.x, self.y, self.facing)
+
+    @cached_property
+    def body(self) -> Body:
+        return Body(self.formation, self.pose)
+
+    def placed(self, pose: Pose, **changes: Any) -> Unit:
+        """A copy of this unit at another pose (and other changed fields)."""
+        data = self.model_dump()
+        data.update(x=pose.x, y=pose.y, facing=pose.facing, **changes)
+        return Unit.model_validate(data)
+
+
+class Scene(_Model):
+    table: Table = Field(default_factory=Table)
+    terrain: list[Terrain] = Field(default_factory=list)
+    units: list[Unit] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scene:
+        problems = []
+        seen: set[str] = set()
+        for t in self.terrain:
+            if t.id in seen:
+                problems.append(f"terrain '{t.id}': id is used twice")
+            seen.add(t.id)
+        seen = set()
+        table = self.table.polygon
+        for i, u in enumerate(self.units):
+            name = f"units[{i}] '{u.id}'"
+            if u.id in seen:
+                problems.append(f"{name}: id: the id is used by another unit")
+            seen.add(u.id)
+            off = u.body.polygon.difference(table.buffer(EPS_MM, join_style="mitre"))
+            if u.state != "destroyed" and not off.is_empty:
+                problems.append(f"{name}: x/y/facing: the unit is partly off the table")
+        for i, a in enumerate(self.units):
+            for j in range(i + 1, len(self.units)):
+                b = self.units[j]
+                if "destroyed" in (a.state, b.state):
+                    continue
+                depth = penetration_mm(a.body.polygon, b.body.polygon)
+                if depth > EPS_MM:
+                    problems.append(f"units[{i}] '{a.id}': x/y/facing: overlaps unit '{b.id}' "
+                                    f"by {depth:.2f} mm")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def unit(self, unit_id: str) -> Unit:
+        for u in self.units:
+            if u.id == unit_id:
+                return u
+        raise KeyError(unit_id)
+
+    def has_unit(self, unit_id: str) -> bool:
+        return any(u.id == unit_id for u in self.units)
+
+    def to_json(self) -> dict:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def _where(loc: tuple, data: Any) -> str:
+    """Human path of a pydantic error location, naming units and terrain by id."""
+    label = ""
+    fields: list[str] = []
+    i = 0
+    while i < len(loc):
+        key = loc[i]
+        if key in ("units", "terrain") and i + 1 < len(loc) and isinstance(loc[i + 1], int):
+            idx = loc[i + 1]
+            label = f"{key}[{idx}]"
+            try:
+                label += f" '{data[key][idx]['id']}'"
+            except (KeyError, IndexError, TypeError):
+                pass
+            i += 2
+            continue
+        if isinstance(key, int):
+            if fields:
+                fields[-1] += f"[{key}]"
+        elif not any(ch in key for ch in "[]-") and key not in ("str", "int", "float"):
+            fields.append(key)
+        i += 1
+    return ": ".join(p for p in (label, ".".join(fields)) if p)
+
+
+def format_validation_error(err: ValidationError, data: Any, prefix: str = "") -> str:
+    lines = []
+    for e in err.errors():
+        where = _where(tuple(e["loc"]), data)
+        msg = e["msg"].removeprefix("Value error, ")
+        line = f"{prefix}{where}: {msg}" if where else f"{prefix}{msg}"
+        if line not in lines:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def load_scene(data: Any, prefix: str = "scene: ") -> Scene:
+    """Validate scene JSON (a dict) into a :class:`Scene`, or raise :class:`SceneError`."""
+    if isinstance(data, Scene):
+        return data
+    if not isinstance(data, dict):
+        raise SceneError(f"{prefix}must be a JSON object")
+    try:
+        return Scene.model_validate(data)
+    except ValidationError as err:
+        raise SceneError(format_validation_error(err, data, prefix)) from None

@@ -1,0 +1,92 @@
+"""The ``umpire`` command line (DESIGN.md, Command line).
+
+Exit codes: 0 a result was produced (whatever its outcome), 2 bad input (the message on stderr
+names the field or file), 1 internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+import geometry as g
+from charges.situation import situation
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Settle charges in rank-and-file wargames from a photo of the table.")
+
+
+@app.callback()
+def _root() -> None:
+    """Settle charges in rank-and-file wargames from a photo of the table."""
+out = Console()
+err = Console(stderr=True)
+
+
+class InputError(Exception):
+    """Bad input from the user: exit code 2."""
+
+
+def fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(2)
+
+
+def sample_path(name: str) -> Path:
+    return Path(str(resources.files("server") / "samples" / name))
+
+
+def read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{what} {path}: cannot read ({e.strerror})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{what} {path}: not valid JSON ({e.msg} at line {e.lineno}, "
+                         f"column {e.colno})") from None
+
+
+def print_situation(scene: g.Scene) -> None:
+    report = situation(scene)
+    table = Table(title="Situation report", title_justify="left")
+    table.add_column("unit")
+    table.add_column("side")
+    table.add_column("enemy in front arc")
+    table.add_column("its arc", justify="left")
+    table.add_column("closest", justify="right")
+    for u in scene.units:
+        rows = report.get(u.id, [])
+        if not rows:
+            table.add_row(u.id, u.side, "-", "", "")
+        for i, s in enumerate(rows):
+            table.add_row(u.id if i == 0 else "", u.side if i == 0 else "", s.enemy,
+                          f"{s.enemy_arc} ({s.arc_share:.0%})", f'{s.distance_in:.2f}"')
+    out.print(table)
+
+
+@app.command()
+def demo() -> None:
+    """Run the main job on the bundled sample table."""
+    scene = g.load_scene(read_json(sample_path("scene.json"), "sample scene"))
+    out.print(f"Sample table: {scene.table.width_mm:.0f} x {scene.table.depth_mm:.0f} mm, "
+              f"{len(scene.units)} units, {len(scene.terrain)} terrain pieces")
+    print_situation(scene)
+
+
+def main() -> None:
+    """Console entry point: bad input becomes exit code 2 with a one-line message naming the
+    field or file; usage errors are click's own (also exit code 2)."""
+    try:
+        app()
+    except (InputError, ValueError) as e:
+        err.print(f"[bold red]error:[/] {e}", highlight=False)
+        sys.exit(2)

@@ -1,0 +1,97 @@
+"""Contact and models in contact (RULES.md 4)."""
+
+from __future__ import annotations
+
+import math
+
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import geometry as g
+from geometry.formation import FACINGS, rear_rank_files
+
+
+def _flush(target: g.Body, facing: str, charger_form: g.Formation, offset: float) -> g.Body:
+    """A charger placed flush against ``facing`` of ``target``, its front-left corner
+    ``offset`` mm along the facing from the facing's clockwise end."""
+    a, b = target.facings[facing]  # type: ignore[index]
+    n = g.facing_normal(target.pose, facing)  # type: ignore[arg-type]
+    length = math.dist(a, b)
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    # The charger faces -n; its right vector then runs from b towards a.
+    facing_deg = math.degrees(math.atan2(-n[1], -n[0]))
+    fl = (b[0] - offset * ux, b[1] - offset * uy)
+    pose0 = g.Pose(0, 0, facing_deg)
+    u, v = -charger_form.width / 2, charger_form.depth / 2
+    w = pose0.to_world(u, v)
+    return g.Body(charger_form, g.Pose(fl[0] - w[0], fl[1] - w[1], facing_deg))
+
+
+def _brute(a: g.Body, b: g.Body) -> tuple[int, int]:
+    ma = g.model_bases(a.form, a.pose)
+    mb = g.model_bases(b.form, b.pose)
+    ca = sum(1 for *_, p in ma if any(shapely.dwithin(p, q, g.EPS_MM) for *_, q in mb))
+    cb = sum(1 for *_, q in mb if any(shapely.dwithin(q, p, g.EPS_MM) for *_, p in ma))
+    return ca, cb
+
+
+@st.composite
+def short_rank_formations(draw):
+    files = draw(st.integers(1, 7))
+    ranks = draw(st.integers(1, 4))
+    base = (draw(st.sampled_from([20.0, 25.0, 40.0])), draw(st.sampled_from([20.0, 25.0, 50.0])))
+    rear = draw(st.integers(1, files)) if ranks > 1 else files
+    placement = draw(st.sampled_from(["centre", "left", "right"]))
+    return g.Formation(base[0], base[1], files, ranks, rear_rank_files(files, rear, placement))
+
+
+@given(short_rank_formations(), short_rank_formations(), st.sampled_from(FACINGS),
+       st.floats(-0.6, 1.6), st.floats(-180, 180), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_contact_counts_agree_with_brute_force(tform, cform, facing, frac, angle, snap):
+    target = g.Body(tform, g.Pose(500, 500, angle))
+    a, b = target.facings[facing]
+    length = math.dist(a, b)
+    offset = frac * (length + cform.width) - cform.width / 2
+    if snap:  # exact offsets where base edges meet: corner contact must count
+        step = math.gcd(int(cform.base_w), int(tform.base_w if facing in ("front", "rear")
+                                                 else tform.base_d))
+        offset = round(offset / step) * step
+    charger = _flush(target, facing, cform, offset)
+    got = g.models_in_contact(charger, target)
+    want = _brute(charger, target)
+    assert (len(got.a_models), len(got.b_models)) == want
+
+
+def test_corner_contact_counts_one_more_model():
+    """Five 25 mm charger bases (125 mm) flush with a front of 20 mm bases. Spanning 45..170 mm
+    along the facing they touch bases 2..8 (7 models: 5 + 7 = 12); shifted to 40..165 the
+    charger's corner meets the edge of base 1 at 40 mm, which counts (5 + 8 = 13)."""
+    target = g.Body(g.Formation.full((20, 20), 10, 3), g.Pose(500, 500, -90))
+    cform = g.Formation.full((25, 50), 5, 2)
+    ch = _flush(target, "front", cform, 45.0)
+    got = g.models_in_contact(ch, target)
+    assert (len(got.a_models), len(got.b_models)) == (5, 7)
+    ch = _flush(target, "front", cform, 40.0)
+    got = g.models_in_contact(ch, target)
+    assert (len(got.a_models), len(got.b_models)) == (5, 8)
+
+
+def test_flank_presents_one_model_per_rank():
+    target = g.Body(g.Formation(20, 20, 5, 4, (1, 2, 3)), g.Pose(500, 500, 0))
+    cform = g.Formation.full((20, 20), 5, 1)
+    ch = _flush(target, "left", cform, -10.0)  # covers the 80 mm flank and 10 mm past it
+    got = g.models_in_contact(ch, target)
+    # Ranks 0-2 present their end model; the short rear rank (files 1-3) has none at the left.
+    assert len(got.b_models) == 3
+    assert _brute(ch, target) == (len(got.a_models), len(got.b_models))
+
+
+def test_touching_and_overlapping_use_one_tolerance():
+    a = shapely.box(0, 0, 10, 10)
+    assert g.touching(a, shapely.box(10.009, 0, 20, 10))
+    assert not g.touching(a, shapely.box(10.02, 0, 20, 10))
+    assert not g.overlapping(shapely.box(9.995, 0, 20, 10), a)
+    assert g.overlapping(shapely.box(9.98, 0, 20, 10), a)
+    assert g.penetration_mm(shapely.box(9.98, 0, 20, 10), a) == __import__("pytest").approx(0.02)
