@@ -82,6 +82,10 @@ def demo() -> None:
     print_situation(scene)
 
 
+# Commands that live in their own modules register themselves on ``app`` when imported.
+from server import cli_charges, cli_serve, cli_vision  # noqa: E402,F401
+
+
 def main() -> None:
     """Console entry point: bad input becomes exit code 2 with a one-line message naming the
     field or file; usage errors are click's own (also exit code 2)."""

@@ -1,0 +1,3 @@
+"""`umpire` commands for the charges part (registered on `server.cli.app`)."""
+
+from __future__ import annotations
