@@ -1,3 +1,50 @@
-"""`umpire` commands for the serve part (registered on `server.cli.app`)."""
+"""`umpire serve`: the HTTP API and the web page (DESIGN.md, Command line and HTTP).
+
+Registered on ``server.cli.app`` when that module imports this one.
+"""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from server.cli import InputError, app, out
+
+
+def default_data_dir() -> Path:
+    """Where reviews live unless ``--data`` says otherwise: the XDG data folder, so reviews
+    outlive the folder the server happened to be started from."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "umpire"
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default)")]
+        = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port")] = 8000,
+    data: Annotated[Path | None, typer.Option(
+        help="Folder for stored reviews (SQLite + photo files) [default: "
+             "$XDG_DATA_HOME/umpire]")] = None,
+    max_upload_mb: Annotated[float, typer.Option(
+        help="Largest request body accepted, in MB; larger uploads get 413")] = 25.0,
+) -> None:
+    """Serve the web page and the HTTP API (docs at /docs)."""
+    import uvicorn
+
+    from server.app import create_app
+
+    data_dir = data or default_data_dir()
+    if max_upload_mb <= 0:
+        raise InputError(f"--max-upload-mb: must be positive, not {max_upload_mb}")
+    try:
+        application = create_app(data_dir, max_upload_mb=max_upload_mb)
+    except OSError as e:
+        raise InputError(f"--data {data_dir}: cannot use this folder ({e})") from None
+    shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    out.print(f"umpire: reviews in {data_dir}; open http://{shown}:{port}/ "
+              f"(API docs at /docs)", highlight=False)
+    uvicorn.run(application, host=host, port=port, log_level="info", access_log=False)

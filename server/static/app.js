@@ -1,0 +1,673 @@
+// umpire web page: photo + markers -> detected units -> pick a charge -> odds -> dice -> ruling.
+// Plain ES module, no build step. Everything the rules decide comes from the server (charges
+// and vision); this page only draws the detected trays through the photo's homography so that
+// a tap can say which unit was meant.
+
+const $ = (id) => document.getElementById(id);
+const MARKERS_KEY = "umpire.markers";
+const SIDE_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#56b4e9", "#e69f00"];
+
+const state = {
+  photo: null,          // Blob of the photo to send
+  photoName: "photo.jpg",
+  image: null,          // HTMLImageElement of the photo, for the canvas
+  markersText: null,
+  markersName: "",
+  scene: null,          // scene from /api/detect (with its detection report)
+  toCanvas: null,       // 3x3 matrix: table mm -> canvas px
+  chargers: [],
+  target: null,
+  preview: null,        // ruling without dice (the odds)
+  detectSeq: 0,
+  oddsSeq: 0,
+  historyBefore: null,
+};
+
+// ---- small helpers ----------------------------------------------------------------------
+
+function setStatus(text) { $("status").textContent = text || ""; }
+
+function showError(text) {
+  const el = $("error");
+  el.textContent = text || "";
+  el.hidden = !text;
+}
+
+async function api(path, options = {}) {
+  const res = await fetch(path, options);
+  let body = null;
+  const type = res.headers.get("content-type") || "";
+  if (type.includes("application/json")) body = await res.json();
+  if (!res.ok) {
+    const detail = body && body.detail ? body.detail : `${res.status} ${res.statusText}`;
+    const err = new Error(detail);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+const fmt = (v, digits = 2) => (typeof v === "number" && isFinite(v) ? v.toFixed(digits) : "–");
+const pct = (p) => (typeof p === "number" ? `${(100 * p).toFixed(1)}%` : "–");
+const words = (s) => String(s || "").replaceAll("_", " ");
+
+// ---- matrices (3x3, row-major arrays of arrays) ------------------------------------------
+
+function matMul(a, b) {
+  return a.map((row) => [0, 1, 2].map((j) => row[0] * b[0][j] + row[1] * b[1][j] + row[2] * b[2][j]));
+}
+
+function project(m, x, y) {
+  const w = m[2][0] * x + m[2][1] * y + m[2][2];
+  return [(m[0][0] * x + m[0][1] * y + m[0][2]) / w, (m[1][0] * x + m[1][1] * y + m[1][2]) / w];
+}
+
+function homographyOf(scene) {
+  const det = scene && scene.detection;
+  if (!det) return null;
+  for (const key of ["table_to_image", "homography"]) {
+    const h = det[key];
+    if (Array.isArray(h) && h.length === 3 && h.every((r) => Array.isArray(r) && r.length === 3)) return h;
+  }
+  return null;
+}
+
+// The unit boundary corners in table mm (DESIGN.md: files x base width by ranks x base depth,
+// centred on x, y, front rank looking along `facing`), for drawing and tap-testing only.
+function unitOutline(u) {
+  const t = (u.facing * Math.PI) / 180;
+  const f = [Math.cos(t), Math.sin(t)];
+  const r = [Math.sin(t), -Math.cos(t)];
+  const hw = (u.files * u.base[0]) / 2;
+  const hd = (u.ranks * u.base[1]) / 2;
+  const at = (a, b) => [u.x + r[0] * a + f[0] * b, u.y + r[1] * a + f[1] * b];
+  return { corners: [at(-hw, hd), at(hw, hd), at(hw, -hd), at(-hw, -hd)], front: [at(-hw, hd), at(hw, hd)] };
+}
+
+function insidePolygon(p, poly) {
+  let inside = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [xi, yi] = poly[i];
+    const [xj, yj] = poly[j];
+    if ((yi > p[1]) !== (yj > p[1]) && p[0] < ((xj - xi) * (p[1] - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+// ---- photo and markers ------------------------------------------------------------------
+
+function loadImage(blob) {
+  return new Promise((resolve, reject) => {
+    const img = new Image();
+    img.onload = () => resolve(img);
+    img.onerror = () => reject(new Error("photo: the browser cannot show this file as an image"));
+    img.src = URL.createObjectURL(blob);
+  });
+}
+
+async function usePhoto(blob, name) {
+  showError("");
+  state.photo = blob;
+  state.photoName = name || "photo.jpg";
+  state.image = null;
+  try {
+    state.image = await loadImage(blob);
+  } catch (e) {
+    // The server decides whether it is an image; the page just cannot preview it.
+  }
+  await detect();
+}
+
+function rememberMarkers(text, name) {
+  state.markersText = text;
+  state.markersName = name;
+  try { localStorage.setItem(MARKERS_KEY, JSON.stringify({ text, name })); } catch (e) { /* private mode */ }
+  showMarkersName();
+}
+
+function showMarkersName() {
+  $("markers-name").textContent = state.markersText ? `using ${state.markersName} (remembered)` : "";
+  $("markers-forget").hidden = !state.markersText;
+}
+
+async function useMarkersFile(file) {
+  showError("");
+  const text = await file.text();
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    showError(`markers: ${file.name} is not valid JSON (${e.message})`);
+    return;
+  }
+  rememberMarkers(text, file.name);
+  await detect();
+}
+
+function restoreMarkers() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(MARKERS_KEY) || "null");
+    if (saved && typeof saved.text === "string") {
+      state.markersText = saved.text;
+      state.markersName = saved.name || "markers.json";
+    }
+  } catch (e) { /* nothing remembered */ }
+  showMarkersName();
+}
+
+// ---- webcam -----------------------------------------------------------------------------
+
+let stream = null;
+
+async function startWebcam() {
+  showError("");
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    showError("This browser gives no camera access here (it needs https or localhost).");
+    return;
+  }
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({
+      video: { facingMode: "environment", width: { ideal: 1920 }, height: { ideal: 1080 } },
+    });
+  } catch (e) {
+    showError(`webcam: ${e.message || e.name}`);
+    return;
+  }
+  $("webcam-video").srcObject = stream;
+  $("webcam").hidden = false;
+}
+
+function stopWebcam() {
+  if (stream) stream.getTracks().forEach((t) => t.stop());
+  stream = null;
+  $("webcam").hidden = true;
+}
+
+async function captureWebcam() {
+  const video = $("webcam-video");
+  if (!video.videoWidth) return;
+  const c = document.createElement("canvas");
+  c.width = video.videoWidth;
+  c.height = video.videoHeight;
+  c.getContext("2d").drawImage(video, 0, 0);
+  const blob = await new Promise((r) => c.toBlob(r, "image/jpeg", 0.92));
+  stopWebcam();
+  await usePhoto(blob, "webcam.jpg");
+}
+
+// ---- detection and the canvas -----------------------------------------------------------
+
+function resetPick() {
+  state.chargers = [];
+  state.target = null;
+  state.preview = null;
+  $("odds").hidden = true;
+}
+
+async function detect() {
+  if (!state.photo || !state.markersText) {
+    setStatus(!state.photo ? "Choose a photo of the table." : "Choose the marker set (markers.json).");
+    return;
+  }
+  const seq = ++state.detectSeq;
+  setStatus("Finding the table and the units…");
+  const form = new FormData();
+  form.append("photo", state.photo, state.photoName);
+  form.append("markers", state.markersText);
+  try {
+    const scene = await api("/api/detect", { method: "POST", body: form });
+    if (seq !== state.detectSeq) return;
+    state.scene = scene;
+    resetPick();
+    $("result").hidden = true;
+    setupCanvas();
+    render();
+    $("pick").hidden = false;
+    const n = scene.units.length;
+    setStatus(`${n} unit${n === 1 ? "" : "s"} found. Tap a charger, then its target.`);
+  } catch (e) {
+    if (seq !== state.detectSeq) return;
+    setStatus("");
+    showError(e.message);
+  }
+}
+
+function setupCanvas() {
+  const canvas = $("table-canvas");
+  const h = homographyOf(state.scene);
+  if (h && state.image) {
+    // On the photo: scale the photo to at most 1600 px wide, then the homography on top.
+    const k = Math.min(1, 1600 / state.image.naturalWidth);
+    canvas.width = Math.round(state.image.naturalWidth * k);
+    canvas.height = Math.round(state.image.naturalHeight * k);
+    state.toCanvas = matMul([[k, 0, 0], [0, k, 0], [0, 0, 1]], h);
+    state.planMode = false;
+  } else {
+    // A top-down plan: the table frame has y up, the canvas y down.
+    const t = state.scene.table || { width_mm: 1828.8, depth_mm: 1219.2 };
+    const s = 960 / t.width_mm;
+    canvas.width = 960;
+    canvas.height = Math.round(t.depth_mm * s);
+    state.toCanvas = [[s, 0, 0], [0, -s, t.depth_mm * s], [0, 0, 1]];
+    state.planMode = true;
+  }
+  canvas.setAttribute("aria-label", state.planMode
+    ? "Top-down plan of the table with the detected units"
+    : "The photo with the detected units drawn on it");
+}
+
+function sideColours() {
+  const colours = {};
+  for (const u of state.scene.units) {
+    if (!(u.side in colours)) colours[u.side] = SIDE_COLOURS[Object.keys(colours).length % SIDE_COLOURS.length];
+  }
+  return colours;
+}
+
+function render() {
+  const canvas = $("table-canvas");
+  const ctx = canvas.getContext("2d");
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  if (!state.planMode && state.image) {
+    ctx.drawImage(state.image, 0, 0, canvas.width, canvas.height);
+  } else {
+    ctx.fillStyle = "#8a9a6b";
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    for (const t of state.scene.terrain || []) {
+      const pts = t.polygon.map(([x, y]) => project(state.toCanvas, x, y));
+      ctx.beginPath();
+      pts.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.closePath();
+      ctx.fillStyle = t.impassable === false ? "rgba(40,90,40,.6)" : "rgba(90,80,70,.8)";
+      ctx.fill();
+    }
+  }
+  const colours = sideColours();
+  const lw = Math.max(2, canvas.width / 400);
+  ctx.font = `600 ${Math.round(Math.max(12, canvas.width / 70))}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  state.outlines = {};
+  for (const u of state.scene.units) {
+    const o = unitOutline(u);
+    const pts = o.corners.map(([x, y]) => project(state.toCanvas, x, y));
+    const front = o.front.map(([x, y]) => project(state.toCanvas, x, y));
+    state.outlines[u.id] = pts;
+    const role = state.chargers.includes(u.id) ? "charger" : state.target === u.id ? "target" : null;
+    ctx.beginPath();
+    pts.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+    ctx.closePath();
+    ctx.fillStyle = colours[u.side] + (role ? "88" : "44");
+    ctx.fill();
+    ctx.lineWidth = role ? lw * 2.2 : lw;
+    ctx.strokeStyle = role === "charger" ? "#e69f00" : role === "target" ? "#ff2a2a" : colours[u.side];
+    ctx.stroke();
+    ctx.beginPath();
+    ctx.moveTo(...front[0]);
+    ctx.lineTo(...front[1]);
+    ctx.lineWidth = lw * 2.5;
+    ctx.strokeStyle = "#ffffff";
+    ctx.stroke();
+    const [cx, cy] = project(state.toCanvas, u.x, u.y);
+    ctx.lineWidth = 4;
+    ctx.strokeStyle = "rgba(0,0,0,.75)";
+    ctx.strokeText(u.id, cx, cy);
+    ctx.fillStyle = "#fff";
+    ctx.fillText(u.id, cx, cy);
+  }
+  renderUnitList();
+}
+
+function renderUnitList() {
+  const list = $("unit-list");
+  const canvas = $("table-canvas");
+  const k = canvas.clientWidth / canvas.width || 1;
+  list.replaceChildren();
+  for (const u of state.scene.units) {
+    const role = state.chargers.includes(u.id) ? "charger" : state.target === u.id ? "target" : "";
+    const [cx, cy] = project(state.toCanvas, u.x, u.y);
+    const b = el("button", {
+      type: "button", "data-testid": `unit-${u.id}`, "data-unit": u.id, "data-role": role,
+      // Where the unit's centre is on the canvas, in CSS pixels: lets a test tap the picture.
+      "data-cx": (cx * k).toFixed(1), "data-cy": (cy * k).toFixed(1),
+      "aria-pressed": role ? "true" : "false",
+      "aria-label": `${u.id} (${u.side})${role ? `, ${role}` : ""}`,
+      text: `${u.id} · ${u.side}`,
+      onclick: (ev) => pick(u.id, ev.shiftKey || $("multi-charger").checked),
+    });
+    list.append(b);
+  }
+  describeSelection();
+}
+
+function describeSelection() {
+  const s = state.chargers.length
+    ? `${state.chargers.join(" + ")} → ${state.target || "pick the target"}`
+    : "Pick a charger.";
+  $("selection").textContent = s;
+}
+
+function unitAt(canvasX, canvasY) {
+  let hit = null;
+  for (const [id, pts] of Object.entries(state.outlines || {})) {
+    if (insidePolygon([canvasX, canvasY], pts)) hit = id;
+  }
+  if (hit) return hit;
+  // A tap just beside a small tray still counts: the nearest centre within 4% of the width.
+  let best = null;
+  let bestD = $("table-canvas").width * 0.04;
+  for (const u of state.scene.units) {
+    const [cx, cy] = project(state.toCanvas, u.x, u.y);
+    const d = Math.hypot(cx - canvasX, cy - canvasY);
+    if (d < bestD) { best = u.id; bestD = d; }
+  }
+  return best;
+}
+
+function onCanvasClick(ev) {
+  if (!state.scene) return;
+  const canvas = $("table-canvas");
+  const rect = canvas.getBoundingClientRect();
+  const x = ((ev.clientX - rect.left) * canvas.width) / rect.width;
+  const y = ((ev.clientY - rect.top) * canvas.height) / rect.height;
+  const id = unitAt(x, y);
+  if (id) pick(id, ev.shiftKey || $("multi-charger").checked);
+}
+
+function pick(id, additive) {
+  showError("");
+  if (additive && state.chargers.length) {
+    if (state.chargers.includes(id)) state.chargers = state.chargers.filter((c) => c !== id);
+    else if (state.target === id) state.target = null;
+    else state.chargers.push(id);
+  } else if (!state.chargers.length || state.target) {
+    state.chargers = [id];
+    state.target = null;
+  } else if (state.chargers.includes(id)) {
+    state.chargers = state.chargers.filter((c) => c !== id);
+  } else {
+    state.target = id;
+  }
+  render();
+  if (state.chargers.length && state.target) previewOdds();
+  else $("odds").hidden = true;
+}
+
+// ---- odds (a ruling without dice) and dice ----------------------------------------------
+
+function rulesScene() {
+  const { detection, ...scene } = state.scene;
+  return scene;
+}
+
+function declared() {
+  return state.chargers.map((c) => ({ charger: c, target: state.target }));
+}
+
+async function previewOdds() {
+  const seq = ++state.oddsSeq;
+  setStatus("Working out the odds…");
+  try {
+    const ruling = await api("/api/rulings", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ruleset: $("ruleset-select").value, scene: rulesScene(), charges: declared() }),
+    });
+    if (seq !== state.oddsSeq) return;
+    state.preview = ruling;
+    renderOdds(ruling);
+    setStatus("Enter the dice, or let the page roll them.");
+  } catch (e) {
+    if (seq !== state.oddsSeq) return;
+    setStatus("");
+    showError(e.message);
+    $("odds").hidden = true;
+  }
+}
+
+function diceCount(charge) {
+  // The ruling says how the roll is made where the engine reports it; otherwise the unit's
+  // swiftstride decides between 2D6 and the best two of 3D6 (RULES.md 3).
+  for (const key of ["dice_count", "dice_n"]) if (Number.isInteger(charge[key])) return charge[key];
+  if (charge.dice && Number.isInteger(charge.dice.n)) return charge.dice.n;
+  const u = state.scene.units.find((x) => x.id === charge.charger);
+  return u && u.swiftstride ? 3 : 2;
+}
+
+function renderOdds(ruling) {
+  const list = $("odds-list");
+  list.replaceChildren();
+  const inputs = $("dice-inputs");
+  inputs.replaceChildren();
+  for (const c of ruling.charges) {
+    const ok = c.declarable !== false;
+    const card = el("div", { class: `odds-card${ok ? "" : " no"}`, "data-testid": `odds-${c.charger}` });
+    card.append(el("div", { class: "big", text: ok ? pct(c.odds) : "cannot be declared" }));
+    card.append(el("div", {
+      text: `${c.charger} → ${c.target}: ${c.facing || "?"} facing, ${fmt(c.distance_in)}" away` +
+        (c.needed_in != null ? `, needs ${c.needed_in} on the dice` : ""),
+    }));
+    if (!ok && c.reasons && c.reasons.length) card.append(el("div", { text: c.reasons.join(" ") }));
+    list.append(card);
+    const n = diceCount(c);
+    const id = `dice-${c.charger}`;
+    inputs.append(el("div", { class: "row" },
+      el("label", { for: id, text: `${c.charger}: ${n}D6` }),
+      el("input", {
+        type: "text", id, "data-testid": id, "data-charger": c.charger, "data-count": n,
+        inputmode: "numeric", autocomplete: "off", placeholder: n === 3 ? "e.g. 2 5 4" : "e.g. 3 5",
+        "aria-label": `Dice rolled for ${c.charger}, ${n} numbers from 1 to 6`,
+      })));
+  }
+  $("odds").hidden = false;
+}
+
+function rollDice() {
+  for (const input of $("dice-inputs").querySelectorAll("input[data-charger]")) {
+    const n = Number(input.dataset.count) || 2;
+    const r = new Uint32Array(n);
+    crypto.getRandomValues(r);
+    input.value = Array.from(r, (v) => 1 + (v % 6)).join(" ");
+  }
+}
+
+function readDice() {
+  const dice = {};
+  let any = false;
+  for (const input of $("dice-inputs").querySelectorAll("input[data-charger]")) {
+    const text = input.value.trim();
+    if (!text) continue;
+    const values = text.split(/[\s,;+]+/).filter(Boolean).map(Number);
+    if (values.some((v) => !Number.isInteger(v) || v < 1 || v > 6)) {
+      throw new Error(`dice for ${input.dataset.charger}: numbers from 1 to 6, separated by spaces`);
+    }
+    dice[input.dataset.charger] = values;
+    any = true;
+  }
+  return any ? dice : null;
+}
+
+async function submitRuling(ev) {
+  ev.preventDefault();
+  showError("");
+  let dice;
+  try {
+    dice = readDice();
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const form = new FormData();
+  form.append("photo", state.photo, state.photoName);
+  form.append("markers", state.markersText);
+  form.append("charges", JSON.stringify(declared()));
+  if (dice) form.append("dice", JSON.stringify(dice));
+  form.append("ruleset", $("ruleset-select").value);
+  $("rule-button").disabled = true;
+  setStatus("Ruling the charge…");
+  try {
+    const review = await api("/api/reviews", { method: "POST", body: form });
+    showReview(review);
+    setStatus("Ruled and stored in the history.");
+  } catch (e) {
+    setStatus("");
+    showError(e.message);
+  } finally {
+    $("rule-button").disabled = false;
+  }
+}
+
+// ---- a ruling ---------------------------------------------------------------------------
+
+function outcomeText(c) {
+  if (c.outcome) return words(c.outcome);
+  return c.declarable === false ? "impossible" : "odds only";
+}
+
+function showReview(review) {
+  const ruling = review.ruling;
+  const box = $("outcome");
+  box.replaceChildren();
+  for (const c of ruling.charges) {
+    const cls = c.outcome || (c.declarable === false ? "impossible" : "odds-only");
+    box.append(el("div", { class: cls, "data-testid": `outcome-${c.charger}`, "data-outcome": c.outcome || "" },
+      outcomeText(c),
+      el("small", { text: `${c.charger} → ${c.target}` })));
+  }
+  const img = $("overlay-img");
+  img.alt = `The ruling drawn on the ${review.overlay_kind === "plan" ? "table plan" : "photo"}: ` +
+    ruling.charges.map((c) => `${c.charger} ${outcomeText(c)}`).join(", ");
+  img.src = review.overlay_url;
+  $("photo-link").href = review.photo_url;
+  $("review-link").href = `#/review/${review.id}`;
+  const details = $("result-charges");
+  details.replaceChildren();
+  for (const c of ruling.charges) details.append(chargeDetails(c, review.dice));
+  $("result").hidden = false;
+  $("result").scrollIntoView({ behavior: "smooth", block: "start" });
+}
+
+function chargeDetails(c, dice) {
+  const wrap = el("article", { "data-testid": `ruling-${c.charger}` });
+  wrap.append(el("h4", { text: `${c.charger} charges ${c.target}` }));
+  const ol = el("ol", { class: "explanation", "data-testid": "explanation" });
+  for (const s of c.explanation || []) ol.append(el("li", { text: s }));
+  wrap.append(ol);
+  const contact = c.contact || {};
+  const rows = [
+    ["Outcome", outcomeText(c)],
+    ["Declarable", c.declarable === false ? `no: ${(c.reasons || []).join(" ")}` : "yes"],
+    ["Facing charged", c.facing || "–"],
+    ["Distance", `${fmt(c.distance_in)}" (${fmt(c.distance_mm, 1)} mm)`],
+    ["Dice needed", c.needed_in ?? "–"],
+    ["Chance before rolling", pct(c.odds)],
+    ["Dice rolled", dice && dice[c.charger] ? dice[c.charger].join(", ") : "–"],
+    ["Charge range", c.range_in != null ? `${fmt(c.range_in, 1)}"` : "–"],
+    ["Margin", c.margin_mm != null ? `${fmt(c.margin_mm, 1)} mm${c.certain === false ? " (uncertain)" : ""}` : "–"],
+    ["Models in contact", contact.charger_models != null
+      ? `${contact.charger_models} (charger), ${contact.target_models} (target)` : "–"],
+    ["Final position", c.final ? `x ${fmt(c.final.x, 1)}, y ${fmt(c.final.y, 1)} mm, facing ${fmt(c.final.facing, 1)}°` : "–"],
+  ];
+  const table = el("table", { class: "figures", "data-testid": "figures" });
+  for (const [k, v] of rows) table.append(el("tr", {}, el("th", { scope: "row", text: k }), el("td", { text: String(v) })));
+  wrap.append(table);
+  return wrap;
+}
+
+// ---- history and routing ----------------------------------------------------------------
+
+async function loadHistory(more = false) {
+  showError("");
+  const list = $("history-list");
+  if (!more) { list.replaceChildren(); state.historyBefore = null; }
+  const q = state.historyBefore ? `?limit=24&before=${state.historyBefore}` : "?limit=24";
+  try {
+    const page = await api(`/api/reviews${q}`);
+    if (!more && !page.reviews.length) list.append(el("li", { text: "No reviews stored yet." }));
+    for (const r of page.reviews) {
+      const summary = r.charges.map((c) => `${c.charger} → ${c.target}: ${words(c.outcome) || "odds only"}`).join("; ");
+      list.append(el("li", { "data-testid": "history-item", "data-review": r.id },
+        el("a", { href: `#/review/${r.id}`, "aria-label": `Review ${summary}, ${new Date(r.created_at).toLocaleString()}` },
+          el("img", { src: r.thumbnail_url, alt: "", loading: "lazy" }),
+          el("div", { text: summary }),
+          el("div", { class: "when", text: new Date(r.created_at).toLocaleString() }))));
+    }
+    state.historyBefore = page.next_before;
+    $("history-more").hidden = !page.next_before;
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function openReview(id) {
+  showError("");
+  setStatus("Loading the review…");
+  try {
+    const review = await api(`/api/reviews/${encodeURIComponent(id)}`);
+    showReview(review);
+    setStatus(`Review of ${new Date(review.created_at).toLocaleString()}.`);
+  } catch (e) {
+    setStatus("");
+    showError(e.message);
+  }
+}
+
+function route() {
+  const hash = location.hash || "#/";
+  const review = hash.match(/^#\/review\/([\w-]+)$/);
+  const history = hash === "#/history";
+  $("view-settle").hidden = history || !!review;
+  $("view-history").hidden = !history;
+  $("nav-settle").toggleAttribute("aria-current", !history && !review);
+  if (!history && !review) $("nav-settle").setAttribute("aria-current", "page");
+  $("nav-history").toggleAttribute("aria-current", history);
+  if (history) $("nav-history").setAttribute("aria-current", "page");
+  if (history) { $("result").hidden = true; setStatus(""); loadHistory(); }
+  else if (review) openReview(review[1]);
+}
+
+// ---- wiring -----------------------------------------------------------------------------
+
+function init() {
+  restoreMarkers();
+  $("photo-input").addEventListener("change", (ev) => {
+    const f = ev.target.files[0];
+    if (f) usePhoto(f, f.name);
+  });
+  $("markers-input").addEventListener("change", (ev) => {
+    const f = ev.target.files[0];
+    if (f) useMarkersFile(f);
+  });
+  $("markers-forget").addEventListener("click", () => {
+    localStorage.removeItem(MARKERS_KEY);
+    state.markersText = null;
+    showMarkersName();
+  });
+  $("webcam-start").addEventListener("click", startWebcam);
+  $("webcam-stop").addEventListener("click", stopWebcam);
+  $("webcam-capture").addEventListener("click", captureWebcam);
+  $("table-canvas").addEventListener("click", onCanvasClick);
+  $("clear-pick").addEventListener("click", () => { resetPick(); if (state.scene) render(); });
+  $("ruleset-select").addEventListener("change", () => { if (state.chargers.length && state.target) previewOdds(); });
+  $("roll-dice").addEventListener("click", rollDice);
+  $("dice-form").addEventListener("submit", submitRuling);
+  $("history-more").addEventListener("click", () => loadHistory(true));
+  window.addEventListener("resize", () => { if (state.scene) renderUnitList(); });
+  window.addEventListener("hashchange", route);
+  route();
+  if (!location.hash || location.hash === "#/") setStatus("Choose a photo of the table and the marker set.");
+}
+
+init();
