@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -30,3 +31,36 @@ def closest(a: BaseGeometry, b: BaseGeometry) -> Closest:
     line = shapely.shortest_line(a, b)
     (ax, ay), (bx, by) = line.coords
     return Closest(d, (ax, ay), (bx, by))
+
+
+def _ray_hits(origins: np.ndarray, direction: tuple[float, float], edges_a: np.ndarray,
+              edges_b: np.ndarray) -> np.ndarray:
+    """For each origin, the least t >= 0 with origin + t * direction on one of the segments
+    (a_i, b_i); inf where none."""
+    dx, dy = direction
+    ex = edges_b[:, 0] - edges_a[:, 0]
+    ey = edges_b[:, 1] - edges_a[:, 1]
+    denom = dx * ey - dy * ex  # cross(direction, edge)
+    ox = edges_a[None, :, 0] - origins[:, None, 0]
+    oy = edges_a[None, :, 1] - origins[:, None, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (ox * ey - oy * ex) / denom  # distance along the ray
+        u = (ox * dy - oy * dx) / denom  # position along the edge
+    ok = (np.abs(denom) > 1e-12) & (t >= -1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
+    t = np.where(ok, np.maximum(t, 0.0), np.inf)
+    return t.min(axis=1) if t.size else np.full(len(origins), np.inf)
+
+
+def contact_distance(moving: list[Point], direction: tuple[float, float],
+                     obstacle: list[Point]) -> float:
+    """How far ``moving`` (a polygon's corners) can translate along the unit vector
+    ``direction`` before its boundary meets ``obstacle``'s boundary (RULES.md 5, 6: straight
+    moves that stop at the first thing touched). Exact: every vertex of each polygon is cast
+    as a ray against the other's edges. ``inf`` when they never meet."""
+    a = np.asarray(moving, dtype=float)
+    b = np.asarray(obstacle, dtype=float)
+    ea, eb = a, np.roll(a, -1, axis=0)
+    fa, fb = b, np.roll(b, -1, axis=0)
+    t1 = _ray_hits(a, direction, fa, fb)
+    t2 = _ray_hits(b, (-direction[0], -direction[1]), ea, eb)
+    return float(min(t1.min(initial=np.inf), t2.min(initial=np.inf)))

@@ -1,0 +1,56 @@
+"""Charge dice and exact odds (RULES.md 3).
+
+Odds are exact: every outcome of the dice is enumerated, never simulated.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class DiceRule:
+    """How a charge roll is made: ``n`` D6 rolled, the best ``keep`` summed."""
+
+    n: int
+    keep: int
+    name: str
+
+    @cached_property
+    def distribution(self) -> dict[int, Fraction]:
+        """Exact probability of each total."""
+        counts: Counter[int] = Counter()
+        for roll in itertools.product(range(1, 7), repeat=self.n):
+            counts[self.total(roll)] += 1
+        whole = 6 ** self.n
+        return {k: Fraction(v, whole) for k, v in sorted(counts.items())}
+
+    @property
+    def min_total(self) -> int:
+        return self.keep
+
+    @property
+    def max_total(self) -> int:
+        return 6 * self.keep
+
+    def total(self, dice: tuple[int, ...] | list[int]) -> int:
+        return sum(sorted(dice, reverse=True)[: self.keep])
+
+    def chance_at_least(self, total: int) -> Fraction:
+        return sum((p for k, p in self.distribution.items() if k >= total), Fraction(0))
+
+    def needed(self, distance_in: float, advance_in: float) -> int:
+        """The smallest dice total that covers the distance (RULES.md 3: distance minus advance,
+        rounded up to whole pips; never below the smallest possible roll)."""
+        # A hair of slack so that 10.0000000001 in (floating noise) still needs 10.
+        raw = math.ceil(distance_in - advance_in - 1e-9)
+        return max(raw, self.min_total)
+
+
+TWO_D6 = DiceRule(2, 2, "2D6")
+BEST_TWO_OF_THREE = DiceRule(3, 2, "the best two of 3D6")

@@ -1,0 +1,167 @@
+"""Plain-language explanations of a ruling, one sentence per fact, in the order a player
+would read them aloud (RULES.md 1-8)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import geometry as g
+
+if TYPE_CHECKING:
+    from .ruling import Resolution
+
+
+def _in(mm: float) -> str:
+    return f"{g.mm_to_in(mm):.2f} in ({mm:.0f} mm)"
+
+
+def poss(name: str) -> str:
+    """English possessive of a unit id: spears' front, knights' arc, ogre's flank."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def describe_steps(res: Resolution) -> str:
+    m = res.move
+    assert m is not None
+    parts = []
+    for step in m.steps:
+        if isinstance(step, g.Forward):
+            parts.append(f"move {_in(step.distance_mm)} forward")
+        elif isinstance(step, g.Wheel):
+            way = "left" if step.angle_deg > 0 else "right"
+            cost = step.length_mm(res.charger.formation)
+            parts.append(f"wheel {abs(step.angle_deg):.1f} degrees to the {way} about their "
+                         f"{step.pivot} front corner ({_in(cost)} of movement)")
+        elif isinstance(step, g.Align):
+            parts.append(f"align, turning {abs(step.angle_deg):.1f} degrees about the contact "
+                         "point")
+    if not parts:
+        return "are already in contact"
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list[str]:
+    c, t, d = res.charger, res.target, res.declaration
+    out: list[str] = [f"{c.id} ({c.side}) declare a charge against {t.id} ({t.side})."]
+    dist = d.distance
+    if not d.declarable:
+        out.append("The charge cannot be declared: " + "; ".join(d.reasons) + " (RULES.md 2).")
+    else:
+        out.append(f"{t.id} is {_in(dist.distance_mm)} away at the closest points, inside "
+                   f"{poss(c.id)} front arc and in sight, within the longest possible charge of "
+                   f"{d.max_range_in:g} in ({c.advance_in:g} in advance + "
+                   f"{res.dice_rule.max_total}).")
+    share = d.shares[d.facing]
+    if t.state == "fleeing":
+        out.append(f"{t.id} is fleeing, so any facing may be charged and there is no align "
+                   "(RULES.md 7).")
+    elif share > 0.5:
+        out.append(f"{_pct(share)} of {c.id} stands in {poss(t.id)} {d.facing} arc, so the charge "
+                   f"hits its {d.facing} (RULES.md 1).")
+    else:
+        out.append(f"No arc of {t.id} holds more than half of {c.id}; the largest share, "
+                   f"{_pct(share)}, is in its {d.facing} arc, so the charge hits its {d.facing}"
+                   " (RULES.md 1).")
+    adv = c.advance_in or 0.0
+    if d.declarable:
+        chance = f"{res.odds * 100:.1f}%"
+        if res.move is None and not (res.special and res.special.charged):
+            out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
+                       "no legal charge move exists, so the charge cannot succeed whatever "
+                       "the roll (chance 0%).")
+        else:
+            out.append(f"{c.id} need {res.needed} or more on {res.dice_rule.name} "
+                       f"(advance {adv:g} in): a {chance} chance.")
+    if res.dice is not None and res.range_in is not None and d.declarable:
+        total = res.dice_rule.total(res.dice)
+        dice = ", ".join(map(str, res.dice))
+        verdict = "enough" if res.in_range else "short"
+        out.append(f"They rolled {dice}: charge range {adv:g} + {total} = {res.range_in:g} in, "
+                   f"{verdict} for {dist.distance_in:.2f} in.")
+    _explain_move(res, out)
+    if not certain:
+        out.append(f"Too close to call: moving a unit by {margin:.1f} mm would change the "
+                   f"ruling, within three standard deviations ({3 * sigma:.1f} mm) of the "
+                   "photo's measurement; measure it by hand.")
+    return out
+
+
+def _explain_move(res: Resolution, out: list[str]) -> None:
+    c, t = res.charger, res.target
+    m = res.move
+    if res.outcome in ("success", "caught_fleeing", None) and m is not None and \
+            res.declaration.declarable:
+        verb = "would" if res.outcome is None else "then"
+        if t.state == "fleeing":
+            out.append(f"The shortest move reaching {t.id}: {c.id} {verb} "
+                       f"{describe_steps(res)}.")
+            if res.outcome == "caught_fleeing":
+                out.append(f"{t.id} is caught and destroyed; {c.id} are disrupted until the end"
+                           " of the player turn and may test Discipline for a post-combat "
+                           "reform.")
+            return
+        out.append(f"The charge move: {c.id} {verb} {describe_steps(res)}, ending flush "
+                   f"with {poss(t.id)} {m.facing}.")
+        if m.target_final is not None:
+            out.append(f"No position lets {c.id} align on its own, so {t.id} turns "
+                       f"{abs(m.target_turn_deg):.1f} degrees about the contact point instead "
+                       "(priority 2: as little as possible).")
+        out.append(f"In base contact: {m.charger_models} {c.id} and {m.target_models} {t.id}, "
+                   f"{m.models} models in all.")
+        for rej in res.rejected[:2]:
+            if rej.models > m.models or (rej.models == m.models and m.target_final):
+                out.append(f"A position with {rej.models} models in contact "
+                           f"({rej.charger_models} + {rej.target_models}) is not reachable: "
+                           f"{rej.reason}.")
+        if res.out_of_order:
+            out.append(res.out_of_order)
+        return
+    if res.outcome == "special" and res.special is not None:
+        sp = res.special
+        p = res.placement
+        blockers = ", ".join(sp.blockers)
+        out.append(f"No legal charge move exists only because {blockers} stand(s) in the way, "
+                   f"and {c.id} could not charge them normally either: {c.id} make a special "
+                   f"charge, moving {_in(sp.forward_mm)} straight forward into {sp.charged} "
+                   "(RULES.md 5).")
+        if p is not None:
+            how = "keeping its ranks and files" if not p.reformed_ranks else \
+                f"changing to {p.files} files and {p.ranks} ranks, as little as possible"
+            out.append(f"{sp.charged} reforms to face {c.id}, front to front, {how}: "
+                       f"{p.charger_models} {c.id} and {p.target_models} {sp.charged} in base "
+                       "contact.")
+        return
+    if res.outcome == "failed":
+        if res.in_range:
+            if res.special is not None and res.special.charged is None:
+                why = res.special.stopped_by or "nothing"
+                out.append(f"No legal charge move exists, and the straight special-charge move"
+                           f" meets {why} before any enemy: the charge fails.")
+            else:
+                reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
+                out.append(f"The roll is enough but no legal charge move exists "
+                           f"({reasons[0]}): the charge fails (RULES.md 3).")
+        for note in res.notes:
+            out.append(note + ".")
+        if res.out_of_order:
+            out.append(res.out_of_order)
+        f = res.failed
+        if f is not None:
+            turn = f"turn {abs(f.turn_deg):.1f} degrees to face {poss(t.id)} centre"
+            if f.turn_blocked_by:
+                turn += (f" (stopped after {abs(f.turn_deg):.1f} of {abs(f.turn_wanted_deg):.1f}"
+                         f" degrees by {f.turn_blocked_by})")
+            move = f"move {_in(f.moved_mm)} straight forward"
+            if f.stopped_by:
+                move += f" (stopping just short of {f.stopped_by}; the roll allowed " \
+                        f"{_in(f.distance_mm)})"
+            high = max(res.dice or (0,))
+            out.append(f"Failed charge move (the highest die, {high} in): {c.id} {turn} and "
+                       f"{move}; they are disrupted until the end of the player turn "
+                       "(RULES.md 6).")

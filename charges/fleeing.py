@@ -1,0 +1,47 @@
+"""Charging a fleeing unit (RULES.md 7): any facing, no align, no priority list; the shortest
+legal move that reaches it catches it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import geometry as g
+
+from .search import (
+    Candidate,
+    ChargeMove,
+    candidates_at,
+    check_candidate,
+    facing_frame,
+    offset_candidates,
+)
+from .world import World
+
+#: Coarser wheel grid for the fleeing search: any contact will do, only the path length ranks.
+FLEEING_THETA_STEP = 3.0
+
+
+def search_fleeing(charger: g.Unit, target: g.Unit, world: World) -> ChargeMove | None:
+    form, start = charger.formation, charger.pose
+    tbody = target.body
+    cands: list[tuple[g.FacingName, Candidate]] = []
+    for facing in g.FACINGS:
+        frame = facing_frame(tbody, facing)
+        for s in offset_candidates(frame, form):
+            for c in candidates_at(form, start, tbody, frame, s, FLEEING_THETA_STEP):
+                # No align: the move ends where the charger first touches.
+                cands.append((facing, replace(c, final=c.pre_align, align_point=None,
+                                              align_deg=0.0)))
+    cands.sort(key=lambda fc: fc[1].key())
+    seen: set[tuple[float, float, float]] = set()
+    for facing, c in cands:
+        sig = (round(c.final.x, 3), round(c.final.y, 3), round(c.final.facing, 3))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        if check_candidate(form, start, c, tbody, world).ok:
+            mc = g.models_in_contact(g.Body(form, c.final), tbody)
+            return ChargeMove(charger.id, target.id, facing, start, c.steps(), c.final, None,
+                              0.0, 0.0, None, len(mc.a_models), len(mc.b_models), mc.a_models,
+                              mc.b_models, c.length, c.wheel_deg, c.s, c.family)
+    return None

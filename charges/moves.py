@@ -1,0 +1,101 @@
+"""Straight moves that stop at the first thing met, and the failed charge move (RULES.md 5, 6).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import geometry as g
+from geometry.distance import contact_distance
+from geometry.formation import boundary_coords
+
+from .world import World
+
+#: A move that must stop "just before touching" ends this far short of contact: twice the
+#: tolerance, so the gap left is clearly not contact.
+STOP_SHORT_MM = 2 * g.EPS_MM
+
+
+def first_contact(form: g.Formation, pose: g.Pose, world: World,
+                  limit_mm: float = math.inf) -> tuple[float, str | None, str | None]:
+    """How far ``pose`` can move straight forward before touching something: (distance, id of
+    what it meets, its kind). The table edge counts as ``table``."""
+    coords = boundary_coords(form, pose)
+    f = pose.forward
+    best, hit, kind = limit_mm, None, None
+    for o in world.obstacles:
+        geoms = getattr(o.polygon, "geoms", [o.polygon])
+        for geom in geoms:
+            d = contact_distance(coords, f, list(geom.exterior.coords)[:-1])
+            if d < best:
+                best, hit, kind = d, o.id, o.kind
+    # The table edge: how far each corner can go before leaving the table.
+    w, h = world.table.bounds[2], world.table.bounds[3]
+    for x, y in coords:
+        for t in _exit(x, y, f, w, h):
+            if t < best:
+                best, hit, kind = t, "table", "table"
+    return best, hit, kind
+
+
+def _exit(x: float, y: float, f: tuple[float, float], w: float, h: float) -> list[float]:
+    out = []
+    if f[0] > 1e-12:
+        out.append((w - x) / f[0])
+    elif f[0] < -1e-12:
+        out.append(-x / f[0])
+    if f[1] > 1e-12:
+        out.append((h - y) / f[1])
+    elif f[1] < -1e-12:
+        out.append(-y / f[1])
+    return [max(t, 0.0) for t in out]
+
+
+@dataclass(frozen=True)
+class FailedMove:
+    steps: list[g.Step]
+    final: g.Pose
+    turn_wanted_deg: float
+    turn_deg: float
+    turn_blocked_by: str | None
+    distance_mm: float
+    moved_mm: float
+    stopped_by: str | None
+
+
+def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float],
+                       distance_mm: float, world: World) -> FailedMove:
+    """RULES.md 6: turn about the centre to face ``aim`` (stopping at the first obstacle met
+    while turning), then move straight forward ``distance_mm``, stopping just before touching
+    anything."""
+    want = math.degrees(math.atan2(aim[1] - start.y, aim[0] - start.x))
+    turn_wanted = g.normalize_deg(want - start.facing)
+    turn, blocked_by = turn_wanted, None
+    coords = boundary_coords(form, start)
+    if abs(turn_wanted) > 1e-9:
+        blk = world.blocked(g.rotation_sweep(coords, start.centre, turn_wanted))
+        if blk is not None:
+            lo, hi = 0.0, 1.0  # fraction of the turn that is clear
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                if world.blocked(g.rotation_sweep(coords, start.centre, turn_wanted * mid)):
+                    hi = mid
+                else:
+                    lo = mid
+            turn, blocked_by = turn_wanted * lo, blk.describe()
+    steps: list[g.Step] = []
+    pose = start
+    if abs(turn) > 1e-9:
+        steps.append(g.Turn(turn))
+        pose = g.turn(pose, turn)
+    room, hit, _ = first_contact(form, pose, world)
+    moved = min(distance_mm, max(room - STOP_SHORT_MM, 0.0))
+    stopped_by = None
+    if moved < distance_mm - 1e-9:
+        stopped_by = "the table edge" if hit == "table" else (
+            next((o.describe() for o in world.obstacles if o.id == hit), hit))
+    if moved > 1e-9:
+        steps.append(g.Forward(moved))
+        pose = g.forward(pose, moved)
+    return FailedMove(steps, pose, turn_wanted, turn, blocked_by, distance_mm, moved, stopped_by)

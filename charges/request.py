@@ -1,0 +1,92 @@
+"""The ruling request (DESIGN.md, Ruling request): parsed and checked, every error naming the
+field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import geometry as g
+
+from .errors import RequestError
+from .rulesets import Ruleset, get_ruleset
+
+
+@dataclass(frozen=True)
+class ChargeDecl:
+    charger: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Request:
+    ruleset: Ruleset
+    scene: g.Scene
+    charges: tuple[ChargeDecl, ...]
+    dice: dict[str, tuple[int, ...]] | None
+
+
+def parse_request(data: Any) -> Request:
+    if not isinstance(data, dict):
+        raise RequestError("request: must be a JSON object")
+    ruleset = get_ruleset(data.get("ruleset", "t9a-1"))
+    if "scene" not in data:
+        raise RequestError("scene: is required")
+    try:
+        scene = g.load_scene(data["scene"])
+    except g.SceneError as e:
+        raise RequestError(str(e)) from None
+    raw = data.get("charges")
+    if not isinstance(raw, list) or not raw:
+        raise RequestError("charges: must be a non-empty list of {\"charger\", \"target\"}")
+    decls: list[ChargeDecl] = []
+    for i, c in enumerate(raw):
+        where = f"charges[{i}]"
+        if not isinstance(c, dict):
+            raise RequestError(f"{where}: must be an object with 'charger' and 'target'")
+        for key in ("charger", "target"):
+            if not isinstance(c.get(key), str):
+                raise RequestError(f"{where}.{key}: must be a unit id (a string)")
+            if not scene.has_unit(c[key]):
+                raise RequestError(f"{where}.{key}: unknown unit '{c[key]}'")
+        ch, tg = scene.unit(c["charger"]), scene.unit(c["target"])
+        if ch.id == tg.id:
+            raise RequestError(f"{where}: unit '{ch.id}' cannot charge itself")
+        if ch.side == tg.side:
+            raise RequestError(f"{where}.target: '{tg.id}' is a friend of '{ch.id}' "
+                               f"(both side '{ch.side}')")
+        if ch.advance_in is None:
+            raise RequestError(f"scene.units '{ch.id}'.advance_in: is required for a charger")
+        if any(d.charger == ch.id for d in decls):
+            raise RequestError(f"{where}.charger: '{ch.id}' already declared a charge")
+        decls.append(ChargeDecl(ch.id, tg.id))
+    dice = _parse_dice(data.get("dice"), scene, decls, ruleset)
+    return Request(ruleset, scene, tuple(decls), dice)
+
+
+def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset
+                ) -> dict[str, tuple[int, ...]] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise RequestError("dice: must be an object mapping charger id to a list of dice")
+    out: dict[str, tuple[int, ...]] = {}
+    chargers = {d.charger for d in decls}
+    for uid, roll in raw.items():
+        where = f"dice.{uid}"
+        if uid not in chargers:
+            raise RequestError(f"{where}: '{uid}' is not a declared charger")
+        rule = ruleset.dice_for(scene.unit(uid))
+        if not isinstance(roll, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) for d in roll):
+            raise RequestError(f"{where}: must be a list of whole dice, e.g. [3, 5]")
+        if len(roll) != rule.n:
+            raise RequestError(f"{where}: {rule.name} needs {rule.n} dice, got {len(roll)}")
+        if any(not 1 <= d <= 6 for d in roll):
+            raise RequestError(f"{where}: every die must be 1 to 6, got {roll}")
+        out[uid] = tuple(roll)
+    missing = chargers - set(out)
+    if missing:
+        raise RequestError(f"dice: no roll given for {', '.join(sorted(missing))} "
+                           "(give dice for every charger, or none for odds only)")
+    return out

@@ -1,0 +1,647 @@
+"""The charge-move search (RULES.md 4).
+
+A legal charge move is: forward ``d1``, at most one forward wheel of at most 90 degrees about a
+front corner, forward ``d2`` until the charger's front facing first touches the charged facing,
+then the align about the contact point that closes the angle (the short way). The swept
+boundary may not overlap anything, nor touch an enemy other than the target.
+
+Every aligned end position is flush with the charged facing, so it is fixed by one number:
+``s``, the position of the charger's front-left corner along the facing line. The models in
+contact are a step function of ``s`` whose steps lie exactly where two base edges meet
+(corner contact counts, so the value *at* a step is the higher one). The search therefore:
+
+1. lists the exact breakpoints of that step function (plus points inside each open interval)
+   and groups them by the number of models in contact, best first;
+2. for each candidate ``s`` builds the paths that end there, in closed form: with no align
+   (wheel exactly to the final facing), or arriving at an angle ``theta`` on a 1-degree grid and
+   aligning about a charger front corner or a target corner. For a given wheel angle the two
+   forward distances solve a 2x2 linear system, so no path is sampled blindly;
+3. checks the candidates of the best group in order of path length (then smaller wheel, then
+   end position nearer the start), sweeping the boundary along each step, and returns the first
+   legal one. A group with no legal path records what blocked it, for the explanation.
+
+If no path lets the charger align, the same approach positions are tried with the *target*
+turning about the contact point instead, smallest turn first (RULES.md 4, priority 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import shapely
+
+import geometry as g
+from geometry.formation import boundary_coords
+
+from .world import Blocked, World
+
+EPS = g.EPS_MM
+THETA_GRID_DEG = 1.0
+#: Points tried inside each open interval of constant models-in-contact, measured in from its
+#: ends (mm): close to an end the path is shortest, the middle is the most robust.
+INTERIOR_INSET_MM = 0.5
+
+Family = Literal["flush", "charger_left", "charger_right", "target_corner"]
+
+
+@dataclass(frozen=True)
+class FacingFrame:
+    """The charged facing seen from a flush charger: origin ``o`` at its end with the least
+    coordinate along the charger's right vector ``r``; ``f`` the charger's final forward."""
+
+    name: g.FacingName
+    o: tuple[float, float]
+    length: float
+    f: tuple[float, float]
+    r: tuple[float, float]
+    facing_deg: float
+    intervals: tuple[tuple[tuple[int, int], float, float], ...]  # presented target models
+
+    def point(self, t: float) -> tuple[float, float]:
+        return (self.o[0] + t * self.r[0], self.o[1] + t * self.r[1])
+
+    def t_of(self, p: tuple[float, float]) -> float:
+        return (p[0] - self.o[0]) * self.r[0] + (p[1] - self.o[1]) * self.r[1]
+
+
+def facing_frame(target: g.Body, facing: g.FacingName) -> FacingFrame:
+    a, b = target.facings[facing]
+    n = g.facing_normal(target.pose, facing)
+    fdeg = math.degrees(math.atan2(-n[1], -n[0]))
+    fr = g.Pose(0, 0, fdeg)
+    r = fr.right
+    ta = a[0] * r[0] + a[1] * r[1]
+    tb = b[0] * r[0] + b[1] * r[1]
+    o = a if ta <= tb else b
+    frame = FacingFrame(facing, o, abs(tb - ta), fr.forward, r, fdeg, ())
+    ivs = []
+    for rank, file in g.presented_models(target.form, facing):
+        poly = g.base_polygon(target.form, target.pose, rank, file)
+        ts = [frame.t_of(p) for p in poly.exterior.coords[:-1]]
+        ivs.append(((rank, file), min(ts), max(ts)))
+    return FacingFrame(facing, o, frame.length, fr.forward, r, fdeg, tuple(ivs))
+
+
+def flush_pose(frame: FacingFrame, form: g.Formation, s: float) -> g.Pose:
+    """Charger pose flush with the facing, front-left corner at ``s`` along it."""
+    fl = frame.point(s)
+    cx = fl[0] + form.width / 2 * frame.r[0] - form.depth / 2 * frame.f[0]
+    cy = fl[1] + form.width / 2 * frame.r[1] - form.depth / 2 * frame.f[1]
+    return g.Pose(cx, cy, frame.facing_deg)
+
+
+def contact_counts(frame: FacingFrame, form: g.Formation, s: float) -> tuple[int, int]:
+    """(charger models, target models) in contact at offset ``s`` (RULES.md 4)."""
+    ch = 0
+    for i in range(form.files):
+        lo, hi = s + i * form.base_w, s + (i + 1) * form.base_w
+        if any(lo <= b + EPS and a <= hi + EPS for _, a, b in frame.intervals):
+            ch += 1
+    lo, hi = s, s + form.width
+    tg = sum(1 for _, a, b in frame.intervals if lo <= b + EPS and a <= hi + EPS)
+    return ch, tg
+
+
+def straight_offset(frame: FacingFrame, form: g.Formation, start: g.Pose) -> float | None:
+    """The offset a charger already facing the final direction reaches by moving straight."""
+    if abs(g.normalize_deg(frame.facing_deg - start.facing)) > 1e-9:
+        return None
+    return (start.x - frame.o[0]) * frame.r[0] + (start.y - frame.o[1]) * frame.r[1] \
+        - form.width / 2
+
+
+def offset_candidates(frame: FacingFrame, form: g.Formation,
+                      extra: tuple[float, ...] = ()) -> list[float]:
+    """Every breakpoint of the models-in-contact step function, plus points inside each open
+    interval between breakpoints (and any ``extra`` offsets in range)."""
+    lo, hi = -form.width, frame.length
+    edges = [i * form.base_w for i in range(form.files + 1)]
+    taus = {v for _, a, b in frame.intervals for v in (a, b)} | {0.0, frame.length}
+    pts = {lo, hi}
+    for tau in taus:
+        for e in edges:
+            s = tau - e
+            if lo - 1e-9 <= s <= hi + 1e-9:
+                pts.add(min(max(s, lo), hi))
+    ordered = sorted(pts)
+    uniq: list[float] = []
+    for s in ordered:
+        if not uniq or s - uniq[-1] > 1e-7:
+            uniq.append(s)
+    out = list(uniq)
+    for a, b in zip(uniq, uniq[1:], strict=False):
+        gap = b - a
+        inset = min(INTERIOR_INSET_MM, gap / 4)
+        out.extend([a + inset, (a + b) / 2, b - inset])
+    out.extend(x for x in extra if lo <= x <= hi)
+    return sorted(set(out))
+
+
+@dataclass
+class Candidate:
+    """One way to end at offset ``s``: the charger's steps and where the align pivots."""
+
+    s: float
+    family: Family
+    d1: float
+    wheel_deg: float
+    pivot: g.moves.Pivot | None
+    d2: float
+    align_point: tuple[float, float] | None
+    align_deg: float
+    pre_align: g.Pose
+    final: g.Pose
+    length: float
+    start_gap: float  # distance of the final centre from the start centre
+
+    def steps(self) -> list[g.Step]:
+        out: list[g.Step] = []
+        if self.d1 > 1e-6:
+            out.append(g.Forward(self.d1))
+        if self.pivot is not None and abs(self.wheel_deg) > 1e-9:
+            out.append(g.Wheel(self.pivot, self.wheel_deg))
+        if self.d2 > 1e-6:
+            out.append(g.Forward(self.d2))
+        return out
+
+    def key(self) -> tuple[float, float, float]:
+        return (round(self.length, 6), round(abs(self.wheel_deg), 6), round(self.start_gap, 6))
+
+
+def _solve_forward_wheel_forward(form: g.Formation, start: g.Pose, end: g.Pose
+                                 ) -> tuple[float, float, float, g.moves.Pivot | None] | None:
+    """(d1, wheel, d2, pivot) taking ``start`` to ``end`` by forward, one forward wheel,
+    forward; None when no such path exists (a negative distance or a wheel over 90)."""
+    theta = g.normalize_deg(end.facing - start.facing)
+    if abs(theta) > 90 + 1e-9:
+        return None
+    f0 = start.forward
+    if abs(theta) < 1e-9:
+        dx, dy = end.x - start.x, end.y - start.y
+        lateral = dx * f0[1] - dy * f0[0]
+        d = dx * f0[0] + dy * f0[1]
+        if abs(lateral) > 1e-6 or d < -1e-6:
+            return None
+        return (max(d, 0.0), 0.0, 0.0, None)
+    pivot: g.moves.Pivot = "left" if theta > 0 else "right"
+    wheeled = g.wheel(form, start, pivot, theta)
+    ft = wheeled.forward
+    rx, ry = end.x - wheeled.x, end.y - wheeled.y
+    det = f0[0] * ft[1] - f0[1] * ft[0]
+    d1 = (rx * ft[1] - ry * ft[0]) / det
+    d2 = (f0[0] * ry - f0[1] * rx) / det
+    if d1 < -1e-6 or d2 < -1e-6:
+        return None
+    return (max(d1, 0.0), theta, max(d2, 0.0), pivot)
+
+
+def _candidate(form: g.Formation, start: g.Pose, frame: FacingFrame, s: float, family: Family,
+               pre: g.Pose, final: g.Pose, point: tuple[float, float] | None, align_deg: float
+               ) -> Candidate | None:
+    sol = _solve_forward_wheel_forward(form, start, pre)
+    if sol is None:
+        return None
+    d1, theta, d2, pivot = sol
+    length = d1 + d2 + form.width * math.radians(abs(theta))
+    gap = math.hypot(final.x - start.x, final.y - start.y)
+    return Candidate(s, family, d1, theta, pivot, d2, point, align_deg, pre, final, length, gap)
+
+
+FAMILIES: tuple[Family, ...] = ("flush", "charger_left", "charger_right", "target_corner")
+
+
+@dataclass
+class CandidateTable:
+    """Candidates as columns (numpy), so thousands are built and ranked at once; a row becomes
+    a :class:`Candidate` only when it is checked."""
+
+    s: np.ndarray
+    family: np.ndarray  # index into FAMILIES
+    px: np.ndarray  # align pivot (nan for flush)
+    py: np.ndarray
+    alpha: np.ndarray
+    theta: np.ndarray
+    d1: np.ndarray
+    d2: np.ndarray
+    pre: np.ndarray  # (n, 3) x, y, facing
+    final: np.ndarray  # (n, 3)
+    length: np.ndarray
+    gap: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.s)
+
+    def order(self) -> np.ndarray:
+        """Row order by path length, then smaller wheel, then end nearer the start (RULES.md
+        4, tie-breaks)."""
+        return np.lexsort((np.round(self.gap, 6), np.round(np.abs(self.theta), 6),
+                           np.round(self.length, 6)))
+
+    def row(self, i: int) -> Candidate:
+        fam = FAMILIES[int(self.family[i])]
+        theta = float(self.theta[i])
+        pivot: g.moves.Pivot | None = None
+        if abs(theta) > 1e-12:
+            pivot = "left" if theta > 0 else "right"
+        point = None if fam == "flush" else (float(self.px[i]), float(self.py[i]))
+        pre = g.Pose(*map(float, self.pre[i]))
+        fin = g.Pose(*map(float, self.final[i]))
+        return Candidate(float(self.s[i]), fam, float(self.d1[i]), theta, pivot,
+                         float(self.d2[i]), point, float(self.alpha[i]), pre, fin,
+                         float(self.length[i]), float(self.gap[i]))
+
+    def subset(self, mask: np.ndarray) -> CandidateTable:
+        return CandidateTable(*(getattr(self, f)[mask] for f in _COLUMNS))
+
+    @classmethod
+    def concat(cls, tables: list[CandidateTable]) -> CandidateTable:
+        if not tables:
+            e = np.zeros(0)
+            return cls(e, e.astype(int), e, e, e, e, e, e, np.zeros((0, 3)), np.zeros((0, 3)),
+                       e, e)
+        return cls(*(np.concatenate([getattr(t, f) for t in tables]) for f in _COLUMNS))
+
+
+_COLUMNS = ("s", "family", "px", "py", "alpha", "theta", "d1", "d2", "pre", "final", "length",
+            "gap")
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    return (a + 180.0) % 360.0 - 180.0
+
+
+def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
+                    offsets: float | list[float], theta_step: float = THETA_GRID_DEG,
+                    thetas: np.ndarray | None = None,
+                    only: tuple[int, tuple[float, float]] | None = None) -> CandidateTable:
+    """Every path family ending flush at each offset, solved in closed form for a grid of
+    wheel angles (module doc, step 2), all offsets at once."""
+    offs = [offsets] if isinstance(offsets, float | int) else list(offsets)
+    f0x, f0y = start.forward
+    corners0 = g.corners(form, start)
+    fl0, fr0 = corners0["front_left"], corners0["front_right"]
+    base = g.normalize_deg(frame.facing_deg - start.facing)
+    if thetas is None:
+        thetas = np.arange(-90.0, 90.0 + 1e-9, theta_step)
+    alphas = _wrap(base - thetas)
+    keep = (np.abs(alphas) > 1e-6) & (np.abs(alphas) < 180 - 1e-6)
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in
+                                         ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
+    extra: list[CandidateTable] = []
+
+    def add(s: float, fam: int, px: float, py: float, al: np.ndarray, th: np.ndarray,
+            final: g.Pose) -> None:
+        n = len(th)
+        for key, val in (("s", s), ("fam", fam), ("px", px), ("py", py), ("fx", final.x),
+                         ("fy", final.y)):
+            cols[key].append(np.full(n, val))
+        cols["al"].append(al)
+        cols["th"].append(th)
+
+    for s in offs:
+        final = flush_pose(frame, form, s)
+        # Flush: wheel straight to the final facing, no align.
+        if only is None and abs(base) <= 90 + 1e-9:
+            if abs(base) < 1e-9:
+                sol = _solve_forward_wheel_forward(form, start, final)
+                if sol is not None:
+                    d1, _, d2, _ = sol
+                    fin = np.array([[final.x, final.y, final.facing]])
+                    extra.append(CandidateTable(
+                        np.array([s]), np.array([0]), np.array([np.nan]), np.array([np.nan]),
+                        np.zeros(1), np.zeros(1), np.array([d1]), np.array([d2]), fin, fin,
+                        np.array([d1 + d2]),
+                        np.array([math.hypot(final.x - start.x, final.y - start.y)])))
+            else:
+                add(s, 0, math.nan, math.nan, np.zeros(1), np.array([base]), final)
+        # Angled arrivals. The part of the charger's front beside the pivot must come down
+        # onto the facing, not swing into the target: about its left corner (or the facing's
+        # low end) the align turns counter-clockwise (alpha > 0), about its right corner (or
+        # the facing's high end) clockwise. A charger corner must land on the facing itself.
+        pivots: list[tuple[int, tuple[float, float], int]] = []
+        if -EPS <= s <= frame.length + EPS:
+            pivots.append((1, frame.point(s), 1))
+        if -EPS <= s + form.width <= frame.length + EPS:
+            pivots.append((2, frame.point(s + form.width), -1))
+        if s - EPS <= 0.0 <= s + form.width + EPS:
+            pivots.append((3, frame.point(0.0), 1))
+        if s - EPS <= frame.length <= s + form.width + EPS:
+            pivots.append((3, frame.point(frame.length), -1))
+        if only is not None:
+            pivots = [p for p in pivots
+                      if p[0] == only[0] and math.dist(p[1], only[1]) < 1e-6]
+        for fam, (px, py), sign in pivots:
+            m = keep & ((alphas * sign) > 0)
+            if m.any():
+                add(s, fam, px, py, alphas[m], thetas[m], final)
+    tables = extra
+    if cols["th"]:
+        c = {k: np.concatenate(v) for k, v in cols.items()}
+        flush = c["fam"] == 0
+        # Pre-align pose: the final pose turned back by alpha about the contact point (the
+        # flush family has alpha = 0 and no pivot).
+        ar = np.radians(-c["al"])
+        cs, sn = np.cos(ar), np.sin(ar)
+        px = np.where(flush, c["fx"], c["px"])
+        py = np.where(flush, c["fy"], c["py"])
+        dx, dy = c["fx"] - px, c["fy"] - py
+        prex, prey = px + cs * dx - sn * dy, py + sn * dx + cs * dy
+        th = c["th"]
+        thr = np.radians(th)
+        ct, st = np.cos(thr), np.sin(thr)
+        # Centre after the wheel, about the front corner on the side it turns to.
+        cx = np.where(th > 0, fl0[0], fr0[0])
+        cy = np.where(th > 0, fl0[1], fr0[1])
+        ddx, ddy = start.x - cx, start.y - cy
+        wx, wy = cx + ct * ddx - st * ddy, cy + st * ddx + ct * ddy
+        a = np.radians(start.facing) + thr
+        ftx, fty = np.cos(a), np.sin(a)
+        rx, ry = prex - wx, prey - wy
+        with np.errstate(divide="ignore", invalid="ignore"):
+            det = f0x * fty - f0y * ftx
+            d1 = (rx * fty - ry * ftx) / det
+            d2 = (f0x * ry - f0y * rx) / det
+        ok = (np.abs(det) > 1e-12) & (d1 >= -1e-6) & (d2 >= -1e-6)
+        if ok.any():
+            d1, d2 = np.maximum(d1[ok], 0.0), np.maximum(d2[ok], 0.0)
+            th = th[ok]
+            n = len(th)
+            pre = np.stack([prex[ok], prey[ok], _wrap(start.facing + th)], axis=1)
+            fin = np.stack([c["fx"][ok], c["fy"][ok], np.full(n, frame.facing_deg)], axis=1)
+            length = d1 + d2 + form.width * np.radians(np.abs(th))
+            gap = np.hypot(fin[:, 0] - start.x, fin[:, 1] - start.y)
+            tables.append(CandidateTable(c["s"][ok], c["fam"][ok].astype(int), c["px"][ok],
+                                         c["py"][ok], c["al"][ok], th, d1, d2, pre, fin,
+                                         length, gap))
+    return CandidateTable.concat(tables)
+
+
+def candidates_at(form: g.Formation, start: g.Pose, target: g.Body, frame: FacingFrame,
+                  s: float, theta_step: float = THETA_GRID_DEG) -> list[Candidate]:
+    """Every path family ending flush at offset ``s``, as candidates."""
+    table = candidate_table(form, start, frame, s, theta_step)
+    return [table.row(int(i)) for i in table.order()]
+
+
+@dataclass
+class Attempt:
+    """The outcome of checking one candidate."""
+
+    ok: bool
+    blocked: Blocked | None = None
+    stage: str = ""
+
+
+def _sat_overlap(a: list, b: list) -> float:
+    return g.penetration_mm(shapely.Polygon(a), shapely.Polygon(b))
+
+
+def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g.Body,
+                    world: World, target_turns: bool = False,
+                    target_world: World | None = None) -> Attempt:
+    """Sweep the candidate's path and the align; cheap tests first."""
+    pre_coords = boundary_coords(form, cand.pre_align)
+    tgt_coords = boundary_coords(target.form, target.pose)
+    # First contact must be a touch, not an overlap, and must actually touch.
+    if _sat_overlap(pre_coords, tgt_coords) > EPS:
+        return Attempt(False, None, "overlaps the target on arrival")
+    pre_poly = shapely.Polygon(pre_coords)
+    if not shapely.dwithin(pre_poly, target.polygon, EPS):
+        return Attempt(False, None, "does not reach the target")
+    final_poly = g.boundary(form, cand.final) if not target_turns else pre_poly
+    blk = world.blocked(final_poly)
+    if blk:
+        return Attempt(False, blk, "final position")
+    blk = world.blocked(pre_poly)
+    if blk:
+        return Attempt(False, blk, "contact position")
+    pose = start
+    for step in cand.steps():
+        area = step.swept(form, pose)
+        blk = world.blocked(area)
+        if blk:
+            return Attempt(False, blk, step.kind)
+        pose = step.apply(form, pose)
+    if cand.align_point is not None and abs(cand.align_deg) > 1e-9:
+        if target_turns:
+            assert target_world is not None
+            sweep = g.rotation_sweep(tgt_coords, cand.align_point, -cand.align_deg)
+            blk = target_world.blocked(sweep)
+            if blk:
+                return Attempt(False, blk, "target turn")
+            moved = shapely.Polygon(
+                [g.rotate_point(p, cand.align_point, -cand.align_deg) for p in tgt_coords])
+            if _sat_overlap(pre_coords, list(moved.exterior.coords)[:-1]) > EPS:
+                return Attempt(False, None, "target turn overlaps the charger")
+        else:
+            sweep = g.rotation_sweep(pre_coords, cand.align_point, cand.align_deg)
+            blk = world.blocked(sweep)
+            if blk:
+                return Attempt(False, blk, "align")
+    return Attempt(True)
+
+
+@dataclass
+class Group:
+    charger_models: int
+    target_models: int
+    offsets: list[float]
+
+    @property
+    def models(self) -> int:
+        return self.charger_models + self.target_models
+
+
+@dataclass
+class Rejected:
+    """A better group of end positions that no legal path reaches, and why."""
+
+    charger_models: int
+    target_models: int
+    reason: str
+
+    @property
+    def models(self) -> int:
+        return self.charger_models + self.target_models
+
+
+@dataclass
+class ChargeMove:
+    """A chosen charge move (RULES.md 4)."""
+
+    charger: str
+    target: str
+    facing: g.FacingName
+    start: g.Pose
+    steps: list[g.Step]
+    final: g.Pose
+    align_point: tuple[float, float] | None
+    align_deg: float
+    target_turn_deg: float
+    target_final: g.Pose | None
+    charger_models: int
+    target_models: int
+    charger_slots: frozenset[tuple[int, int]]
+    target_slots: frozenset[tuple[int, int]]
+    length_mm: float
+    wheel_deg: float
+    s: float
+    family: Family
+    rejected: list[Rejected] = field(default_factory=list)
+
+    @property
+    def models(self) -> int:
+        return self.charger_models + self.target_models
+
+    def key(self) -> tuple:
+        """Priority tuple for ranking moves of one charger (smaller is better)."""
+        return (round(abs(self.target_turn_deg), 6), -self.models, round(self.length_mm, 6),
+                round(abs(self.wheel_deg), 6),
+                round(math.hypot(self.final.x - self.start.x, self.final.y - self.start.y), 6))
+
+
+def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> list[Group]:
+    groups: dict[tuple[int, int], list[float]] = {}
+    straight = straight_offset(frame, form, start)
+    for s in offset_candidates(frame, form, () if straight is None else (straight,)):
+        cm, tm = contact_counts(frame, form, s)
+        if cm == 0 and tm == 0:
+            continue
+        groups.setdefault((cm, tm), []).append(s)
+    out = [Group(cm, tm, offs) for (cm, tm), offs in groups.items()]
+    out.sort(key=lambda gr: (-gr.models, -gr.target_models))
+    return out
+
+
+def _describe_block(counter: Counter) -> str:
+    if not counter:
+        return "no path with at most one wheel of 90 degrees ends there"
+    (what, _), = counter.most_common(1)
+    return what
+
+
+def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate,
+            target_turns: bool, rejected: list[Rejected]) -> ChargeMove:
+    steps = cand.steps()
+    tf: g.Pose | None = None
+    align_point = cand.align_point if abs(cand.align_deg) > 1e-9 else None
+    if target_turns:
+        final = cand.pre_align
+        tf = target.pose.rotated(cand.align_point, -cand.align_deg)  # type: ignore[arg-type]
+        turn = -cand.align_deg
+    else:
+        final = cand.final
+        turn = 0.0
+        if align_point is not None:
+            steps.append(g.Align(align_point, cand.align_deg))
+    cbody = g.Body(charger.formation, final)
+    tbody = g.Body(target.formation, tf or target.pose)
+    mc = g.models_in_contact(cbody, tbody)
+    return ChargeMove(charger.id, target.id, frame.name, charger.pose, steps, final, align_point,
+                      0.0 if target_turns else cand.align_deg, turn, tf, len(mc.a_models),
+                      len(mc.b_models), mc.a_models, mc.b_models, cand.length, cand.wheel_deg,
+                      cand.s, cand.family, rejected)
+
+
+def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
+                  target_world: World | None = None, allow_target_turn: bool = True
+                  ) -> tuple[ChargeMove | None, list[Rejected]]:
+    """The best legal charge move of ``charger`` into ``facing`` of ``target`` (RULES.md 4).
+
+    Returns the move (or None) and the better groups that were rejected, with reasons.
+    """
+    moves, rejected = search_moves(charger, target, facing, world, target_world,
+                                   allow_target_turn, 1)
+    return (moves[0] if moves else None), rejected
+
+
+def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
+                 target_world: World | None = None, allow_target_turn: bool = True,
+                 k: int = 1, spacing_mm: float = 10.0) -> tuple[list[ChargeMove],
+                                                                 list[Rejected]]:
+    """Up to ``k`` legal charge moves, best first, ending at offsets at least ``spacing_mm``
+    apart (alternatives for multiple charges, RULES.md 8)."""
+    form, start = charger.formation, charger.pose
+    tbody = target.body
+    frame = facing_frame(tbody, facing)
+    rejected: list[Rejected] = []
+    found: list[ChargeMove] = []
+    groups = group_offsets(frame, form, start)
+    all_tables: list[tuple[Group, CandidateTable]] = []
+    for grp in groups:
+        open_offsets = []
+        blocked_ends: Counter = Counter()
+        for s in grp.offsets:
+            blk = world.blocked(g.boundary(form, flush_pose(frame, form, s)))
+            if blk is None:
+                open_offsets.append(s)
+            else:
+                blocked_ends[f"the end position is blocked by {blk.describe()}"] += 1
+        table = candidate_table(form, start, frame, grp.offsets)
+        all_tables.append((grp, table))
+        tables = [table.subset(np.isin(table.s, open_offsets))] if open_offsets else []
+        cands = CandidateTable.concat(tables)
+        reasons: Counter = Counter()
+        hit = False
+        for i in cands.order():
+            s_i = float(cands.s[i])
+            if any(abs(s_i - f.s) < spacing_mm for f in found):
+                continue
+            c = cands.row(int(i))
+            att = check_candidate(form, start, c, tbody, world)
+            if att.ok:
+                hit = True
+                best = _refine(form, start, tbody, frame, c, world)
+                found.append(_finish(charger, target, frame, best, False, list(rejected)))
+                if len(found) >= k:
+                    return found, rejected
+            elif att.blocked is not None:
+                reasons[f"blocked by {att.blocked.describe()}"] += 1
+        if not hit and not found:
+            rejected.append(Rejected(grp.charger_models, grp.target_models,
+                                     _describe_block(reasons or blocked_ends)))
+    if found or not allow_target_turn or target.state == "engaged" or target_world is None:
+        return found, rejected
+    # Priority 2 fallback: the target turns about the contact point, as little as possible.
+    rows = []
+    for grp, table in all_tables:
+        for i in range(len(table)):
+            if int(table.family[i]) != 0:
+                rows.append((round(abs(float(table.alpha[i])), 6), -grp.models,
+                             round(float(table.length[i]), 6),
+                             round(abs(float(table.theta[i])), 6), table, i))
+    rows.sort(key=lambda r: r[:4])
+    for *_, table, i in rows:
+        c = table.row(i)
+        if any(abs(c.s - f.s) < spacing_mm for f in found):
+            continue
+        if check_candidate(form, start, c, tbody, world, target_turns=True,
+                           target_world=target_world).ok:
+            found.append(_finish(charger, target, frame, c, True, list(rejected)))
+            if len(found) >= k:
+                break
+    return found, rejected
+
+
+def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
+            cand: Candidate, world: World) -> Candidate:
+    """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 1-degree
+    winner: the shortest legal path to the same end position."""
+    if cand.family == "flush" or cand.align_point is None:
+        return cand
+    fam = FAMILIES.index(cand.family)
+    thetas = cand.wheel_deg + np.arange(-1.0, 1.0 + 1e-9, 0.05)
+    thetas = thetas[np.abs(thetas) <= 90]
+    table = candidate_table(form, start, frame, cand.s, thetas=thetas,
+                            only=(fam, cand.align_point))
+    for i in table.order():
+        c = table.row(int(i))
+        if c.key() >= cand.key():
+            break
+        if check_candidate(form, start, c, tbody, world).ok:
+            return c
+    return cand

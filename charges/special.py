@@ -1,0 +1,125 @@
+"""Blocked path and the special charge (RULES.md 5, seed figure 5).
+
+Applies when the range test passed and no legal charge move exists only because of unengaged
+enemy units in the way that this charger could not charge normally either. The charger then
+moves straight forward up to its charge range; the enemy it first touches is charged and
+reforms flush with it: the charger keeps its position and facing, the charged unit is contacted
+in its front, keeps its ranks and files, and puts the most models in contact. If no such
+placement fits, its ranks and files change as little as needed (no maximising then).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import geometry as g
+
+from .declaration import declare
+from .moves import first_contact
+from .rulesets import Ruleset
+from .search import contact_counts, facing_frame, flush_pose, offset_candidates, search_charge
+from .world import Obstacle, World
+
+
+@dataclass(frozen=True)
+class SpecialPlan:
+    """Why a special charge applies and what it needs."""
+
+    blockers: tuple[str, ...]
+    forward_mm: float  # straight move to the first contact
+    charged: str | None  # the enemy touched first, or None
+    stopped_by: str | None  # what stops the straight move if not an enemy
+
+
+@dataclass(frozen=True)
+class Placement:
+    pose: g.Pose
+    files: int
+    ranks: int
+    charger_models: int
+    target_models: int
+    reformed_ranks: bool
+
+
+def could_charge(scene: g.Scene, charger: g.Unit, enemy: g.Unit, ruleset: Ruleset) -> bool:
+    """Whether ``charger`` could charge ``enemy`` normally (declarable and a legal move)."""
+    d = declare(scene, charger, enemy, ruleset)
+    if not d.declarable:
+        return False
+    move, _ = search_charge(charger, enemy, d.facing, World.for_unit(scene, charger, enemy.id),
+                            allow_target_turn=False)
+    return move is not None
+
+
+def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
+                 world: World, ruleset: Ruleset) -> SpecialPlan | None:
+    """The special charge when RULES.md 5 applies, else None."""
+    others = [u for u in scene.units if u.side != charger.side and u.id != target.id
+              and u.state not in ("destroyed", "engaged")]
+    blockers = tuple(u.id for u in others if not could_charge(scene, charger, u, ruleset))
+    if not blockers:
+        return None
+    move, _ = search_charge(charger, target, facing, world.without(set(blockers)),
+                            allow_target_turn=False)
+    if move is None:
+        return None  # terrain, friends or other units block it too: no special charge
+    dist, hit, kind = first_contact(charger.formation, charger.pose, world)
+    if kind in ("enemy", "target"):
+        return SpecialPlan(blockers, dist, hit, None)
+    stopped = None if hit is None else ("the table edge" if hit == "table" else
+                                        next(o.describe() for o in world.obstacles
+                                             if o.id == hit))
+    return SpecialPlan(blockers, dist, None, stopped)
+
+
+def _formations(unit: g.Unit) -> list[tuple[int, int]]:
+    """Other files x ranks for the same models, least change first (RULES.md 5)."""
+    n = unit.model_count
+    out = []
+    for files in range(1, n + 1):
+        ranks = math.ceil(n / files)
+        if (files, ranks) != (unit.files, unit.ranks):
+            out.append((files, ranks))
+    out.sort(key=lambda fr: (abs(fr[0] - unit.files), abs(fr[1] - unit.ranks), -fr[0]))
+    return out
+
+
+def reform_placement(scene: g.Scene, charger: g.Unit, charger_pose: g.Pose,
+                     charged: g.Unit) -> Placement | None:
+    """Place ``charged`` flush against the charger's front, front to front (RULES.md 5)."""
+    cbody = g.Body(charger.formation, charger_pose)
+    frame = facing_frame(cbody, "front")
+    obstacles = [Obstacle(u.id, "friend", u.body.polygon) for u in scene.units
+                 if u.id not in (charger.id, charged.id) and u.state != "destroyed"]
+    obstacles.append(Obstacle(charger.id, "friend", cbody.polygon))
+    obstacles += [Obstacle(t.id, "terrain", t.shape) for t in scene.terrain if t.impassable]
+    world = World(scene.table.polygon, obstacles)
+
+    def best_for(unit: g.Unit, maximise: bool) -> Placement | None:
+        form = unit.formation
+        options = []
+        for s in offset_candidates(frame, form):
+            pose = flush_pose(frame, form, s)
+            cm, tm = contact_counts(frame, form, s)
+            if cm + tm == 0 or world.blocked(g.boundary(form, pose)):
+                continue
+            gap = math.hypot(pose.x - charged.x, pose.y - charged.y)
+            options.append(((-(cm + tm) if maximise else 0, gap), pose, tm, cm))
+        if not options:
+            return None
+        _, pose, charger_models, charged_models = min(options, key=lambda o: o[0])
+        return Placement(pose, unit.files, unit.ranks, charger_models, charged_models,
+                         (unit.files, unit.ranks) != (charged.files, charged.ranks))
+
+    found = best_for(charged, maximise=True)
+    if found is not None:
+        return found
+    for files, ranks in _formations(charged):
+        rear = charged.model_count - files * (ranks - 1)
+        unit = charged.placed(charged.pose, files=files, ranks=ranks,
+                              rear_rank=list(range(rear)) if rear < files else "centre")
+        found = best_for(unit, maximise=False)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,116 @@
+"""What a moving unit may not hit (RULES.md 4, 6): the table edge, other units, impassable
+terrain, and, for enemies other than the target, not even a touch.
+
+A :class:`World` is built once per moving unit and answers "is this swept area clear?" with
+the single tolerance ``EPS_MM``: overlap deeper than it is a collision; for enemies that must
+not be contacted, coming within it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import shapely
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
+import geometry as g
+
+Kind = Literal["enemy", "friend", "terrain", "target"]
+
+
+@dataclass
+class Obstacle:
+    id: str
+    kind: Kind
+    polygon: BaseGeometry
+    inner: BaseGeometry = field(init=False)
+    bounds: tuple[float, float, float, float] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.inner = g.contact.shrunk(self.polygon)
+        self.bounds = self.polygon.bounds
+        shapely.prepare(self.polygon)
+        shapely.prepare(self.inner)
+
+    def describe(self) -> str:
+        return {"terrain": f"impassable terrain '{self.id}'", "friend": f"friendly unit "
+                f"'{self.id}'", "enemy": f"enemy unit '{self.id}'", "target": f"'{self.id}'"}[
+                    self.kind]
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """Why a swept area is not clear."""
+
+    obstacle: str
+    kind: str
+    how: str  # "overlaps", "touches", "leaves the table"
+
+    def describe(self) -> str:
+        if self.how == "leaves the table":
+            return "the table edge"
+        label = {"terrain": "impassable terrain", "friend": "friendly unit",
+                 "enemy": "enemy unit", "target": "target"}.get(self.kind, self.kind)
+        return f"{label} '{self.obstacle}'"
+
+
+class World:
+    """Obstacles for one moving unit."""
+
+    def __init__(self, table: Polygon, obstacles: list[Obstacle]) -> None:
+        self.table = table
+        self.table_eps = table.buffer(g.EPS_MM, join_style="mitre")
+        shapely.prepare(self.table_eps)
+        self.obstacles = obstacles
+
+    @classmethod
+    def for_unit(cls, scene: g.Scene, mover: g.Unit, target: str | None = None,
+                 ignore: frozenset[str] = frozenset(),
+                 extra: list[Obstacle] | None = None) -> World:
+        obs: list[Obstacle] = []
+        for u in scene.units:
+            if u.id == mover.id or u.id in ignore or u.state == "destroyed":
+                continue
+            kind: Kind = "target" if u.id == target else (
+                "friend" if u.side == mover.side else "enemy")
+            obs.append(Obstacle(u.id, kind, u.body.polygon))
+        for t in scene.terrain:
+            if t.impassable and t.id not in ignore:
+                obs.append(Obstacle(t.id, "terrain", t.shape))
+        obs.extend(extra or [])
+        return cls(scene.table.polygon, obs)
+
+    def without(self, ids: set[str]) -> World:
+        return World(self.table, [o for o in self.obstacles if o.id not in ids])
+
+    def with_obstacles(self, extra: list[Obstacle]) -> World:
+        ids = {o.id for o in extra}
+        return World(self.table, [o for o in self.obstacles if o.id not in ids] + extra)
+
+    def blocked(self, area: BaseGeometry, target_may_touch: bool = True) -> Blocked | None:
+        """First reason ``area`` (a swept area or a final footprint) is not clear, or None.
+
+        Friends, terrain and the target may be touched but not overlapped; other enemies may
+        not even be touched (RULES.md 4). ``target_may_touch=False`` treats the target like any
+        other enemy (used for failed-charge moves, which stop just short of everything).
+        """
+        if not self.table_eps.covers(area):
+            return Blocked("table", "table", "leaves the table")
+        x0, y0, x1, y1 = area.bounds
+        e = g.EPS_MM
+        for o in self.obstacles:
+            b = o.bounds
+            if b[0] > x1 + e or b[2] < x0 - e or b[1] > y1 + e or b[3] < y0 - e:
+                continue
+            if o.kind == "enemy" or (o.kind == "target" and not target_may_touch):
+                if shapely.dwithin(o.polygon, area, e):
+                    return Blocked(o.id, o.kind, "touches")
+            elif shapely.intersects(o.inner, area):
+                return Blocked(o.id, o.kind, "overlaps")
+        return None
+
+    def touching(self, area: BaseGeometry, kinds: tuple[str, ...] = ("enemy",)) -> list[str]:
+        return [o.id for o in self.obstacles
+                if o.kind in kinds and shapely.dwithin(o.polygon, area, g.EPS_MM)]
