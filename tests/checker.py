@@ -1,0 +1,438 @@
+"""Independent checker of charge rulings (issue 3, "How it is checked").
+
+``check_ruling(request, ruling)`` judges a ruling made by ``charges.rule`` using only the
+``geometry`` primitives: it replays every ``path`` step, sweeps it, and checks the outcome's
+claims (RULES.md 1-8, DESIGN.md "What done means for a ruling"). It raises ``AssertionError``
+listing every violation found. Nothing here imports the engine's internals: the only thing
+taken from ``charges`` is ``charges.rule`` itself, in :func:`rule_and_check`.
+
+Sequence of moves: charges against different targets are resolved one target after another,
+in the order the targets first appear in the request; the chargers of one target (a multiple
+charge, RULES.md 8) move in an order the engine chooses and does not report, so the checker
+accepts the ruling when *some* order of that group's moves passes every check (it reports the
+violations of the listed order otherwise). A charge ruled without dice (``outcome`` null) still
+shows its chosen move: that path is checked like a success, but it moves nothing in ``units``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon
+
+import geometry as g
+
+POSE_TOL_MM = 0.01
+POSE_TOL_DEG = 0.001
+#: Rulings round poses to 1e-4 mm and 1e-5 degrees; shares to 4 decimals.
+SHARE_TOL = 2e-3
+EPS = g.EPS_MM
+MOVED = ("success", "caught_fleeing", "special", "failed")
+
+
+@dataclass(frozen=True)
+class _U:
+    """One unit as the checker tracks it."""
+
+    id: str
+    side: str
+    form: g.Formation
+    pose: g.Pose
+    state: str
+    unit: g.Unit
+
+    @property
+    def poly(self) -> Polygon:
+        return g.boundary(self.form, self.pose)
+
+
+def _pose_str(p: g.Pose) -> str:
+    return f"({p.x:.4f}, {p.y:.4f}, {p.facing:.5f} deg)"
+
+
+def _close(a: g.Pose, b: g.Pose) -> bool:
+    return a.close_to(b, POSE_TOL_MM, POSE_TOL_DEG)
+
+
+def count_models_in_contact(form_a: g.Formation, pose_a: g.Pose, form_b: g.Formation,
+                            pose_b: g.Pose, eps: float = EPS) -> tuple[int, int]:
+    """Brute force over model rectangles: models of a (and of b) whose base lies within
+    ``eps`` of some base of the other unit."""
+    pa = np.array([p for _, _, p in g.model_bases(form_a, pose_a)], dtype=object)
+    pb = np.array([p for _, _, p in g.model_bases(form_b, pose_b)], dtype=object)
+    m = shapely.dwithin(pa[:, None], pb[None, :], eps)
+    return int(m.any(axis=1).sum()), int(m.any(axis=0).sum())
+
+
+def charged_side(target_form: g.Formation, target_pose: g.Pose, charger_poly: Polygon
+                 ) -> tuple[dict[str, float], set[str]]:
+    """Arc shares of the charger's boundary in the target's arcs and the facing(s) it hits
+    (RULES.md 1: more than half; else the largest share; a tie goes to the flank). More than
+    one facing only when the decision is within rounding of a tie."""
+    arcs = g.arc_polygons(target_form, target_pose)
+    area = charger_poly.area
+    shares = {k: arcs[k].intersection(charger_poly).area / area for k in g.FACINGS}
+    best = max(shares.values())
+    near = {k for k, v in shares.items() if v >= best - 1e-6}
+    if best > 0.5 + 1e-6:
+        return shares, near
+    flanks = near & {"left", "right"}
+    return shares, (flanks or near)
+
+
+def _category(side: str) -> str:
+    return "flank" if side in ("left", "right") else side
+
+
+def _front_flush(cf: g.Formation, cp: g.Pose, tf: g.Formation, tp: g.Pose, side: str
+                 ) -> str | None:
+    """None when the charger's front lies on ``side`` of the target, antiparallel, sharing at
+    least a point; else what is wrong."""
+    n = g.facing_normal(tp, side)  # type: ignore[arg-type]
+    fwd = cp.forward
+    ang = math.degrees(math.atan2(fwd[0] * -n[1] - fwd[1] * -n[0], fwd[0] * -n[0] + fwd[1] * -n[1]))
+    if abs(ang) > POSE_TOL_DEG:
+        return f"its front is {ang:.4f} deg off parallel with the target's {side}"
+    a, b = g.facing_segments(tf, tp)[side]  # type: ignore[index]
+    c0, c1 = g.facing_segments(cf, cp)["front"]
+    dists = [(p[0] - a[0]) * n[0] + (p[1] - a[1]) * n[1] for p in (c0, c1)]
+    if max(abs(d) for d in dists) > EPS:
+        return (f"its front is {max(dists, key=abs):.4f} mm off the line of the target's "
+                f"{side}")
+    ux, uy = -n[1], n[0]
+    ta = sorted(((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) for p in (a, b))
+    tc = sorted(((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) for p in (c0, c1))
+    if tc[0] > ta[1] + EPS or ta[0] > tc[1] + EPS:
+        return f"its front lies on the line of the target's {side} but beside it"
+    return None
+
+
+def _reformed(u: _U, step: g.Step) -> _U:
+    if isinstance(step, g.Reform) and step.files is not None and step.ranks is not None:
+        n = u.unit.model_count
+        files, ranks = int(step.files), int(step.ranks)
+        rear = n - files * (ranks - 1)
+        unit = u.unit.placed(step.pose, files=files, ranks=ranks,
+                             rear_rank=list(range(rear)) if rear < files else "centre")
+        return replace(u, form=unit.formation, unit=unit)
+    return u
+
+
+class _Trial:
+    """One attempt at replaying a group of charges in a given order."""
+
+    def __init__(self, scene: g.Scene, world: dict[str, _U]) -> None:
+        self.scene = scene
+        self.world = dict(world)
+        self.group_start = dict(world)
+        self.errors: list[str] = []
+        self.table_eps = scene.table.polygon.buffer(EPS, join_style="mitre")
+        self.terrain = [t for t in scene.terrain if t.impassable]
+
+    def err(self, where: str, msg: str) -> None:
+        self.errors.append(f"{where}: {msg}")
+
+    def others(self, uid: str) -> list[_U]:
+        return [u for u in self.world.values() if u.id != uid and u.state != "destroyed"]
+
+    def check_area(self, where: str, uid: str, area, may_touch: set[str] | None) -> None:
+        """``area`` of unit ``uid`` must stay on the table and overlap no unit nor impassable
+        terrain; with ``may_touch`` given, it must not touch an enemy outside that set."""
+        if not self.table_eps.covers(area):
+            self.err(where, "leaves the table")
+        for t in self.terrain:
+            if g.overlapping(area, t.shape):
+                self.err(where, f"overlaps impassable terrain '{t.id}'")
+        me = self.world[uid]
+        for u in self.others(uid):
+            poly = u.poly
+            if g.overlapping(area, poly):
+                self.err(where, f"overlaps unit '{u.id}' at {_pose_str(u.pose)} by "
+                         f"{g.penetration_mm(area.convex_hull, poly):.3f} mm (SAT on hull)")
+            elif may_touch is not None and u.side != me.side and u.id not in may_touch \
+                    and g.touching(area, poly):
+                self.err(where, f"touches enemy unit '{u.id}', which is not the one charged "
+                         f"(gap {area.distance(poly):.4f} mm)")
+
+    def run_entry(self, i: int, entry: dict, apply: bool) -> None:
+        """Replay one charge's path against the current world."""
+        where = f"charges[{i}] ({entry.get('charger')} -> {entry.get('target')})"
+        cid, tid = entry["charger"], entry["target"]
+        outcome = entry.get("outcome")
+        charged = entry.get("charged_unit") or tid
+        has_move = bool(entry.get("path")) and outcome in ("success", "caught_fleeing",
+                                                            "special", None)
+        may_touch = {charged} if has_move else None
+        start = self.world[cid].pose
+        if "start" in entry and entry["start"] is not None and \
+                not _close(g.Pose.from_json(entry["start"]), start):
+            self.err(where, f"start {entry['start']} is not the charger's pose "
+                     f"{_pose_str(start)}")
+        local = dict(self.world)
+        saved = self.world
+        self.world = local
+        for k, sj in enumerate(entry.get("path") or []):
+            sw = f"{where} path[{k}] {sj.get('kind')}"
+            uid = sj.get("unit", cid)
+            if uid not in local:
+                self.err(sw, f"moves unknown unit {uid!r}")
+                continue
+            try:
+                step = g.step_from_json(sj)
+            except (KeyError, ValueError, TypeError) as e:
+                self.err(sw, f"cannot be read: {e}")
+                continue
+            u = local[uid]
+            if uid != cid and sj.get("kind") not in ("align", "reform"):
+                self.err(sw, f"moves {uid}, which is not the charger, by a {sj.get('kind')}")
+            nu = _reformed(u, step)
+            after = step.apply(nu.form, u.pose)
+            claimed = g.Pose.from_json(sj["pose"])
+            if not _close(after, claimed):
+                self.err(sw, f"replays to {_pose_str(after)} but the ruling says "
+                         f"{_pose_str(claimed)}")
+            area = step.swept(nu.form, u.pose)
+            self.check_area(sw, uid, area, may_touch if uid == cid else None)
+            local[uid] = replace(nu, pose=after)
+        final_claim = entry.get("final")
+        end = local[cid].pose
+        if final_claim is None:
+            self.err(where, "has no final pose")
+        elif not _close(g.Pose.from_json(final_claim), end):
+            self.err(where, f"final {_pose_str(g.Pose.from_json(final_claim))} is not where "
+                     f"the path ends {_pose_str(end)}")
+        if outcome in MOVED or (outcome is None and apply):
+            self.world = local
+        else:
+            self.world = saved
+        self.check_outcome(where, entry, local, saved)
+        # States after the charge.
+        if outcome in ("success", "special"):
+            self.world[cid] = replace(self.world[cid], state="engaged")
+            if charged in self.world:
+                self.world[charged] = replace(self.world[charged], state="engaged")
+        elif outcome == "caught_fleeing":
+            self.world[cid] = replace(self.world[cid], state="disrupted")
+            self.world[tid] = replace(self.world[tid], state="destroyed")
+        elif outcome == "failed":
+            self.world[cid] = replace(self.world[cid], state="disrupted")
+
+    def check_outcome(self, where: str, e: dict, local: dict[str, _U],
+                      before: dict[str, _U]) -> None:
+        outcome = e.get("outcome")
+        cid, tid = e["charger"], e["target"]
+        ch = local[cid]
+        if not e.get("declarable"):
+            if outcome != "impossible":
+                self.err(where, f"is not declarable but its outcome is {outcome!r}")
+            if not e.get("reasons"):
+                self.err(where, "is not declarable but lists no reasons")
+            if e.get("path"):
+                self.err(where, "is not declarable but has a path")
+            return
+        if outcome == "impossible":
+            self.err(where, "outcome 'impossible' for a declarable charge")
+        tgt_fleeing = self.group_start[tid].state == "fleeing"
+        if outcome == "success" or (outcome is None and e.get("priorities") is not None):
+            self.check_contact(where, e, local, ch, local[tid], before[tid])
+        elif outcome == "caught_fleeing":
+            if not tgt_fleeing:
+                self.err(where, "caught_fleeing but the target was not fleeing")
+            if not g.touching(ch.poly, local[tid].poly):
+                self.err(where, "caught_fleeing but the charger does not reach the target")
+        elif outcome == "failed":
+            for u in [v for v in local.values() if v.id != cid and v.state != "destroyed"]:
+                if g.touching(ch.poly, u.poly):
+                    self.err(where, f"failed charge ends touching unit '{u.id}' (gap "
+                             f"{ch.poly.distance(u.poly):.4f} mm)")
+            for t in self.terrain:
+                if g.touching(ch.poly, t.shape):
+                    self.err(where, f"failed charge ends touching impassable terrain "
+                             f"'{t.id}'")
+        elif outcome == "special":
+            self.check_special(where, e, local, ch)
+
+    def check_contact(self, where: str, e: dict, local: dict[str, _U], ch: _U, tg: _U,
+                      tg_before: _U) -> None:
+        tf = e.get("target_final")
+        if tf is not None and not _close(g.Pose.from_json(tf), tg.pose):
+            self.err(where, f"target_final {tf} is not where the path leaves the target "
+                     f"{_pose_str(tg.pose)}")
+        t0 = self.group_start[tg.id]
+        shares, sides = charged_side(t0.form, t0.pose, self.group_start[ch.id].poly)
+        claimed = e.get("arc_shares") or {}
+        for k, v in shares.items():
+            if k in claimed and abs(claimed[k] - v) > SHARE_TOL:
+                self.err(where, f"arc share {k} is {claimed[k]} but the checker measures "
+                         f"{v:.4f}")
+        if e.get("facing") not in {_category(s) for s in sides}:
+            self.err(where, f"charged facing {e.get('facing')!r} but the arc shares "
+                     f"{ {k: round(v, 4) for k, v in shares.items()} } give {sorted(sides)}")
+        problems = [_front_flush(ch.form, ch.pose, tg.form, tg.pose, s) for s in sorted(sides)]
+        if all(p is not None for p in problems):
+            self.err(where, "the charger is not flush with the charged facing: "
+                     + "; ".join(p for p in problems if p))
+        if g.overlapping(ch.poly, tg.poly):
+            self.err(where, "the charger ends overlapping the target")
+        if not g.touching(ch.poly, tg.poly):
+            self.err(where, f"the charger ends {ch.poly.distance(tg.poly):.4f} mm short of "
+                     "the target")
+        for u in local.values():
+            if u.id not in (ch.id, tg.id) and u.side != ch.side and u.state != "destroyed" \
+                    and g.touching(ch.poly, u.poly):
+                self.err(where, f"the charger ends touching enemy '{u.id}' too")
+        cm, tm = count_models_in_contact(ch.form, ch.pose, tg.form, tg.pose)
+        contact = e.get("contact") or {}
+        if (contact.get("charger_models"), contact.get("target_models")) != (cm, tm):
+            self.err(where, f"contact claims {contact.get('charger_models')} + "
+                     f"{contact.get('target_models')} models, the brute-force count over model "
+                     f"rectangles gives {cm} + {tm}")
+        pr = e.get("priorities")
+        if pr is None:
+            self.err(where, "a charge move without priorities")
+            return
+        if pr.get("models_in_contact") != cm + tm:
+            self.err(where, f"priorities.models_in_contact is {pr.get('models_in_contact')}, "
+                     f"the models in contact are {cm} + {tm} = {cm + tm}")
+        turned = abs(g.normalize_deg(tg.pose.facing - tg_before.pose.facing))
+        if abs(float(pr.get("target_turned_deg", 0.0)) - turned) > 1e-3:
+            self.err(where, f"priorities.target_turned_deg is {pr.get('target_turned_deg')} "
+                     f"but the target turned {turned:.4f} deg")
+        if pr.get("other_enemies", 0) != 0:
+            self.err(where, "a legal move never contacts other enemies")
+
+    def check_special(self, where: str, e: dict, local: dict[str, _U], ch: _U) -> None:
+        cu = e.get("charged_unit")
+        if cu not in local:
+            self.err(where, f"special charge names no known charged unit ({cu!r})")
+            return
+        rf = local[cu]
+        tf = e.get("target_final")
+        if tf is None or not _close(g.Pose.from_json(tf), rf.pose):
+            self.err(where, f"target_final {tf} is not where the reform put '{cu}' "
+                     f"{_pose_str(rf.pose)}")
+        if not any(s.get("kind") == "reform" and s.get("unit") == cu for s in e["path"]):
+            self.err(where, f"special charge without a reform step of '{cu}'")
+        if any(s.get("kind") in ("wheel", "align") and s.get("unit", ch.id) == ch.id
+               for s in e["path"]):
+            self.err(where, "special charge: the charger may only move straight forward")
+        poly = rf.poly
+        if not self.table_eps.covers(poly):
+            self.err(where, f"reformed '{cu}' is off the table")
+        for u in local.values():
+            if u.id != cu and u.state != "destroyed" and g.overlapping(poly, u.poly):
+                self.err(where, f"reformed '{cu}' overlaps '{u.id}'")
+        for t in self.terrain:
+            if g.overlapping(poly, t.shape):
+                self.err(where, f"reformed '{cu}' overlaps impassable terrain '{t.id}'")
+        if not g.touching(poly, ch.poly):
+            self.err(where, f"reformed '{cu}' does not touch the charger")
+        bad = _front_flush(rf.form, rf.pose, ch.form, ch.pose, "front")
+        if bad:
+            self.err(where, f"reformed '{cu}' is not front to front with the charger: {bad}")
+        cm, tm = count_models_in_contact(ch.form, ch.pose, rf.form, rf.pose)
+        contact = e.get("contact") or {}
+        if (contact.get("charger_models"), contact.get("target_models")) != (cm, tm):
+            self.err(where, f"contact claims {contact.get('charger_models')} + "
+                     f"{contact.get('target_models')} models, the brute-force count gives "
+                     f"{cm} + {tm}")
+
+
+def _groups(entries: list[dict]) -> list[list[int]]:
+    groups: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        groups.setdefault(e["target"], []).append(i)
+    return list(groups.values())
+
+
+def check_ruling(request: dict, ruling: dict) -> None:
+    """Raise AssertionError naming every way ``ruling`` breaks RULES.md / DESIGN.md."""
+    scene = g.load_scene(request["scene"])
+    entries = ruling.get("charges")
+    asked = request.get("charges") or []
+    problems: list[str] = []
+    if not isinstance(entries, list) or len(entries) != len(asked):
+        raise AssertionError(f"ruling has {len(entries or [])} charges for {len(asked)} asked")
+    for i, (a, e) in enumerate(zip(asked, entries, strict=True)):
+        if (a["charger"], a["target"]) != (e.get("charger"), e.get("target")):
+            problems.append(f"charges[{i}] is {e.get('charger')} -> {e.get('target')}, the "
+                            f"request asked {a['charger']} -> {a['target']}")
+    if problems:
+        raise AssertionError("\n".join(problems))
+    world = {u.id: _U(u.id, u.side, u.formation, u.pose, u.state, u) for u in scene.units}
+    for group in _groups(entries):
+        orders = list(itertools.permutations(group)) if len(group) <= 5 else [tuple(group)]
+        first: _Trial | None = None
+        chosen: _Trial | None = None
+        for order in orders:
+            trial = _Trial(scene, world)
+            for i in order:
+                trial.run_entry(i, entries[i], apply=len(group) > 1)
+            first = first or trial
+            if not trial.errors:
+                chosen = trial
+                break
+        if chosen is None:
+            assert first is not None
+            msg = "\n".join(first.errors)
+            if len(orders) > 1:
+                msg += f"\n(and no other order of the {len(group)} charges against " \
+                       f"'{entries[group[0]]['target']}' passes either)"
+            raise AssertionError(msg)
+        world = chosen.world
+        # A no-dice multiple charge moves nothing for real.
+        for i in group:
+            if entries[i].get("outcome") is None:
+                world = {k: (v if k not in (entries[i]["charger"], entries[i]["target"])
+                             else replace(v, pose=_start_pose(scene, k), form=_start_form(
+                                 scene, k), state=scene.unit(k).state)) for k, v in world.items()}
+    _check_units(scene, ruling.get("units"), world, problems)
+    if problems:
+        raise AssertionError("\n".join(problems))
+
+
+def _start_pose(scene: g.Scene, uid: str) -> g.Pose:
+    return scene.unit(uid).pose
+
+
+def _start_form(scene: g.Scene, uid: str) -> g.Formation:
+    return scene.unit(uid).formation
+
+
+def _check_units(scene: g.Scene, units: list[dict] | None, world: dict[str, _U],
+                 problems: list[str]) -> None:
+    if not isinstance(units, list):
+        problems.append("ruling has no units list")
+        return
+    ids = [u.get("id") for u in units]
+    if sorted(ids) != sorted(world):
+        problems.append(f"units lists {sorted(ids)}, the scene has {sorted(world)}")
+    for u in units:
+        w = world.get(u.get("id"))
+        if w is None:
+            continue
+        pose = g.Pose(float(u["x"]), float(u["y"]), float(u["facing"]))
+        if not _close(pose, w.pose):
+            problems.append(f"units '{w.id}' is at {_pose_str(pose)}, the charges leave it at "
+                            f"{_pose_str(w.pose)}")
+        if u.get("state") != w.state:
+            problems.append(f"units '{w.id}' state is {u.get('state')!r}, the charges leave it "
+                            f"{w.state!r}")
+        before = scene.unit(w.id)
+        if (w.form.files, w.form.ranks) != (before.files, before.ranks):
+            if (u.get("files"), u.get("ranks")) != (w.form.files, w.form.ranks):
+                problems.append(f"units '{w.id}' was reformed to {w.form.files} x "
+                                f"{w.form.ranks} but lists {u.get('files')} x {u.get('ranks')}")
+
+
+def rule_and_check(request: dict) -> dict:
+    """``charges.rule(request)``, checked by :func:`check_ruling`; returns the ruling."""
+    import charges
+
+    ruling = charges.rule(request)
+    check_ruling(request, ruling)
+    return ruling
