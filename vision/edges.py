@@ -39,64 +39,75 @@ def step_positions(prof: np.ndarray, step: float, window_px: float = 1.5,
     return np.where(ok, pos, np.nan), np.where(ok, peak / step, 0.0)
 
 
-def refine_quad(gray: np.ndarray, quad: np.ndarray, search_px: float = 2.5,
-                step_px: float = 0.25) -> tuple[np.ndarray, float] | None:
-    """Corners (4x2, same order) of a dark square on a light surround from its edge lines;
-    also the RMS distance of the edge samples from their lines (px). None if a side gives too
-    few clean samples (the caller keeps the detector's corners)."""
-    quad = np.asarray(quad, np.float64).reshape(4, 2)
-    centre = quad.mean(axis=0)
-    lines = []
-    rms = []
+def _line_fit(pts: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted total-least-squares lines through batches of points (B, N, 2) with weights
+    (B, N): centre (B, 2), unit direction (B, 2), RMS distance (B,)."""
+    sw = np.maximum(w.sum(axis=1), 1e-9)
+    c = (pts * w[..., None]).sum(axis=1) / sw[:, None]
+    d = pts - c[:, None, :]
+    sxx = (w * d[..., 0] ** 2).sum(axis=1) / sw
+    syy = (w * d[..., 1] ** 2).sum(axis=1) / sw
+    sxy = (w * d[..., 0] * d[..., 1]).sum(axis=1) / sw
+    ang = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+    dirv = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    nrm = np.stack([-dirv[:, 1], dirv[:, 0]], axis=1)
+    r = np.einsum("bnk,bk->bn", d, nrm)
+    rms = np.sqrt((w * r ** 2).sum(axis=1) / sw)
+    return c, dirv, rms
+
+
+def refine_quads(gray: np.ndarray, quads: np.ndarray, search_px: float = 2.5,
+                 step_px: float = 0.25, samples: int = 24) -> tuple[np.ndarray, np.ndarray]:
+    """Corners (M, 4, 2) of dark squares on a light surround from their four edge lines, all
+    markers in one batch; and a mask of the quads whose fit is trusted (the others keep the
+    detector's corners)."""
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    m = len(quads)
+    if m == 0:
+        return quads.copy(), np.zeros(0, bool)
+    a = quads
+    b = np.roll(quads, -1, axis=1)
+    centre = quads.mean(axis=1, keepdims=True)
+    d = b - a
+    length = np.linalg.norm(d, axis=2)
+    n = np.stack([d[..., 1], -d[..., 0]], axis=2) / np.maximum(length, 1e-9)[..., None]
+    flip = np.einsum("mkj,mkj->mk", n, (a + b) / 2 - centre) < 0
+    n[flip] *= -1  # outward
     offs = np.arange(-search_px, search_px + step_px / 2, step_px)
-    for k in range(4):
-        a, b = quad[k], quad[(k + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        if length < 8:
-            return None
-        d /= length
-        n = np.array([d[1], -d[0]])
-        if n @ ((a + b) / 2 - centre) < 0:
-            n = -n  # outward
-        m = max(6, int(length * 0.7 / 1.0))
-        t = np.linspace(0.15, 0.85, m)
-        base = a + np.outer(t, quad[(k + 1) % 4] - a)
-        grid = base[:, None, :] + offs[None, :, None] * n
-        prof = cv2.remap(gray, grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        pos, height = step_positions(prof, step_px)
-        s = offs[0] + pos * step_px
-        contrast = prof[:, -1] - prof[:, 0]
-        good = np.isfinite(pos) & (height > 0.25 * np.median(height)) & (contrast > 15)
-        if good.sum() < 4:
-            return None
-        pts = base[good] + s[good, None] * n
-        # Total least squares line through the points (refit once without outliers).
-        for _ in range(2):
-            c = pts.mean(axis=0)
-            _, _, vt = np.linalg.svd(pts - c)
-            dirv = vt[0]
-            nn = np.array([-dirv[1], dirv[0]])
-            r = (pts - c) @ nn
-            sd = max(float(np.sqrt(np.mean(r ** 2))), 0.02)
-            keep = np.abs(r) < 3 * sd
-            if keep.all() or keep.sum() < 4:
-                break
-            pts = pts[keep]
-        lines.append((c, dirv))
-        rms.append(float(np.sqrt(np.mean(r[np.abs(r) < 3 * sd] ** 2))) if np.any(
-            np.abs(r) < 3 * sd) else sd)
-    out = np.empty((4, 2))
-    for k in range(4):
-        # Corner k joins side k-1 (from corner k-1 to k) and side k (from k to k+1).
-        c1, d1 = lines[k - 1]
-        c2, d2 = lines[k]
-        A = np.array([d1, -d2]).T
-        if abs(np.linalg.det(A)) < 1e-6:
-            return None
-        s1, _ = np.linalg.solve(A, c2 - c1)
-        out[k] = c1 + s1 * d1
-    if np.max(np.linalg.norm(out - quad, axis=1)) > search_px * 1.5:
-        return None
-    return out, float(np.sqrt(np.mean(np.square(rms))))
+    t = np.linspace(0.15, 0.85, samples)
+    base = a[:, :, None, :] + t[None, None, :, None] * d[:, :, None, :]  # (m, 4, S, 2)
+    grid = base[..., None, :] + offs[:, None] * n[:, :, None, None, :]  # (m, 4, S, O, 2)
+    flat = grid.reshape(-1, len(offs), 2).astype(np.float32)
+    prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    pos, height = step_positions(prof, step_px)
+    contrast = prof[:, -1] - prof[:, 0]
+    pos = pos.reshape(m, 4, samples)
+    height = height.reshape(m, 4, samples)
+    contrast = contrast.reshape(m, 4, samples)
+    med = np.median(height, axis=2, keepdims=True)
+    good = np.isfinite(pos) & (height > 0.25 * med) & (contrast > 15)
+    s = offs[0] + np.nan_to_num(pos) * step_px
+    pts = (base + s[..., None] * n[:, :, None, :]).reshape(m * 4, samples, 2)
+    w = good.reshape(m * 4, samples).astype(np.float64)
+    c, dirv, rms = _line_fit(pts, w)
+    for _ in range(2):  # drop samples far from the line (a nick, a speck of dust)
+        nrm = np.stack([-dirv[:, 1], dirv[:, 0]], axis=1)
+        r = np.abs(np.einsum("bnk,bk->bn", pts - c[:, None, :], nrm))
+        w = w * (r < 3 * np.maximum(rms, 0.03)[:, None])
+        c, dirv, rms = _line_fit(pts, w)
+    c = c.reshape(m, 4, 2)
+    dirv = dirv.reshape(m, 4, 2)
+    # Corner k joins side k-1 (corner k-1 to k) and side k (corner k to k+1).
+    c1, d1 = np.roll(c, 1, axis=1), np.roll(dirv, 1, axis=1)
+    c2, d2 = c, dirv
+    det = d1[..., 0] * (-d2[..., 1]) - d1[..., 1] * (-d2[..., 0])
+    rhs = c2 - c1
+    s1 = (rhs[..., 0] * (-d2[..., 1]) - rhs[..., 1] * (-d2[..., 0])) / np.where(
+        np.abs(det) > 1e-6, det, 1.0)
+    out = c1 + s1[..., None] * d1
+    enough = (w.reshape(m, 4, samples).sum(axis=2) >= 4).all(axis=1)
+    ok = (enough & (np.abs(det) > 1e-6).all(axis=1) & (length > 8).all(axis=1)
+          & (np.linalg.norm(out - quads, axis=2).max(axis=1) < search_px * 1.5))
+    out[~ok] = quads[~ok]
+    return out, ok

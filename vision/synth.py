@@ -161,7 +161,8 @@ def _marker_quads(bits: np.ndarray, centre: tuple[float, float], facing: float,
 
     h = size / 2
     q = cell  # quiet zone: one cell of white round the marker
-    out = [(quad(-h - q, h + q, -h - q, h + q), (235, 238, 240)), (quad(-h, h, -h, h), (18, 18, 20))]
+    out = [(quad(-h - q, h + q, -h - q, h + q), (235, 238, 240)),
+           (quad(-h, h, -h, h), (18, 18, 20))]
     for r in range(n):  # row 0 is the marker's top edge, towards the unit's front
         for c in range(n):
             if bits[r, c]:

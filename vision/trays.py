@@ -137,48 +137,66 @@ def _normals(facing_deg: float) -> np.ndarray:
     return np.array([f, r, -f, -r])
 
 
-def edge_points(gray: np.ndarray, view: TableView, unit: UnitMarker, pose: Pose,
-                search_mm: float = 3.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where the tray's outline crosses intensity profiles along each side.
+PROFILE_STEP_PX = 0.5
+PROFILE_HALF_PX = 6.0
 
-    Returns (points (N, 2) table mm, side index (N,), edge strength (N,)).
-    """
-    w, d, h = unit.width_mm, unit.depth_mm, unit.height_mm
-    normals = _normals(pose.facing)
-    mmpp = view.mm_per_px(np.array(pose.centre))
-    step_mm = 0.5 * mmpp  # half-pixel steps across the edge
-    offs = np.arange(-search_mm, search_mm + step_mm / 2, step_mm)
+
+def edge_points(gray: np.ndarray, view: TableView,
+                trays: list[tuple[UnitMarker, Pose]],
+                ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Where each tray's outline crosses intensity profiles along its four sides, all trays in
+    one batch. Returns per tray (points (N, 2) table mm, side index (N,))."""
+    rows_base, rows_n, rows_step, rows_z, owner, sides = [], [], [], [], [], []
     cam = view.centre
-    all_pts, all_side, all_str = [], [], []
-    for k, (a, b, _) in enumerate(_side_geometry(pose, w, d)):
-        n = normals[k]
-        mid = (a + b) / 2
-        z = 0.0 if n @ (cam[:2] - mid) > 0 else h  # visible side face: bottom edge is outline
-        length = float(np.linalg.norm(b - a))
-        spacing = max(1.5 * mmpp, 0.8)
-        m = int(length * 0.88 / spacing)
-        if m < 3:
-            continue
-        t = np.linspace(0.06, 0.94, m)
-        base = a + (b - a) * t[:, None]
-        grid = base[:, None, :] + offs[None, :, None] * n  # (m, S, 2)
-        px = view.to_image(grid.reshape(-1, 2), z).reshape(m, len(offs), 2).astype(np.float32)
-        prof = cv2.remap(gray, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        pos, peak = step_positions(prof, 0.5)
-        s = offs[0] + pos * step_mm
-        third = max(1, len(offs) // 3)
-        inner = np.median(prof[:, :third], axis=1)
-        outer = np.median(prof[:, -third:], axis=1)
-        good = (np.isfinite(pos) & (peak > 4.0) & (outer - inner > 6.0)
-                & (np.abs(np.nan_to_num(s, nan=1e9)) < search_mm - 3 * step_mm))
-        pts = base + s[:, None] * n
-        all_pts.append(pts[good])
-        all_side.append(np.full(int(good.sum()), k))
-        all_str.append(peak[good])
-    if not all_pts:
-        return np.zeros((0, 2)), np.zeros(0, int), np.zeros(0)
-    return np.vstack(all_pts), np.concatenate(all_side), np.concatenate(all_str)
+    for t, (unit, pose) in enumerate(trays):
+        w, d, h = unit.width_mm, unit.depth_mm, unit.height_mm
+        normals = _normals(pose.facing)
+        mmpp = view.mm_per_px(np.array(pose.centre))
+        for k, (a, b, _) in enumerate(_side_geometry(pose, w, d)):
+            n = normals[k]
+            z = 0.0 if n @ (cam[:2] - (a + b) / 2) > 0 else h  # visible face: bottom edge
+            length = float(np.linalg.norm(b - a))
+            m = int(np.clip(length * 0.88 / max(1.5 * mmpp, 0.8), 0, 80))
+            if m < 3:
+                continue
+            tt = np.linspace(0.06, 0.94, m)
+            rows_base.append(a + (b - a) * tt[:, None])
+            rows_n.append(np.repeat(n[None], m, axis=0))
+            rows_step.append(np.full(m, PROFILE_STEP_PX * mmpp))
+            rows_z.append(np.full(m, z))
+            owner.append(np.full(m, t))
+            sides.append(np.full(m, k))
+    out = [(np.zeros((0, 2)), np.zeros(0, int)) for _ in trays]
+    if not rows_base:
+        return out
+    base = np.vstack(rows_base)
+    nn = np.vstack(rows_n)
+    step = np.concatenate(rows_step)
+    z = np.concatenate(rows_z)
+    owner_a = np.concatenate(owner)
+    side_a = np.concatenate(sides)
+    half = int(round(PROFILE_HALF_PX / PROFILE_STEP_PX))
+    k = np.arange(-half, half + 1)
+    offs = k[None, :] * step[:, None]  # mm
+    grid = base[:, None, :] + offs[..., None] * nn[:, None, :]
+    zz = np.repeat(z, len(k))
+    px = view.to_image(grid.reshape(-1, 2), zz).reshape(len(base), len(k), 2)
+    px = px.astype(np.float32)
+    prof = cv2.remap(gray, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    pos, peak = step_positions(prof, PROFILE_STEP_PX)
+    s = (-half + np.nan_to_num(pos, nan=-1e6)) * step  # mm from the predicted edge
+    # The rise across the edge (1.5 px either side): dark rim to mat, not texture.
+    j = np.clip(np.round(np.nan_to_num(pos)).astype(int), 3, len(k) - 4)
+    rows = np.arange(len(prof))
+    rise = prof[rows, j + 3] - prof[rows, j - 3]
+    good = (np.isfinite(pos) & (peak > 4.0) & (rise > 12.0)
+            & (np.abs(s) < (half - 3) * step))
+    pts = base + s[:, None] * nn
+    for t in range(len(trays)):
+        sel = good & (owner_a == t)
+        out[t] = (pts[sel], side_a[sel])
+    return out
 
 
 def fit_outline(pts: np.ndarray, side: np.ndarray, unit: UnitMarker, prior: Pose,
@@ -195,15 +213,16 @@ def fit_outline(pts: np.ndarray, side: np.ndarray, unit: UnitMarker, prior: Pose
     scale = 0.5
     cov = np.diag(sig_prior ** 2)
     r = np.zeros(len(pts))
-    for it in range(8):
+    for it in range(6):
         normals = _normals(math.degrees(th))
         n = normals[side]
         nd = np.c_[-n[:, 1], n[:, 0]]  # d n / d theta
         rel = pts - [x, y]
         r = np.sum(n * rel, axis=1) - half[side]
-        if it >= 1:
+        if it in (1, 3):
             mad = np.median(np.abs(r[keep] - np.median(r[keep]))) * 1.4826 if keep.any() else 1
             scale = max(mad, 0.03)
+        if it >= 1:
             keep = np.abs(r) < max(4 * scale, 0.15)
             u = r / (4.685 * scale)
             weights = np.where(np.abs(u) < 1, (1 - u ** 2) ** 2, 0.0) * keep
