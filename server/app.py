@@ -428,6 +428,14 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
                      markers: MarkersField) -> Any:
         """The scene seen in the photo, with the detection report (markers seen, homography)."""
         _, _, scene = await detect_photo(photo, markers, want_thumbnail=False)
+        try:
+            m.DetectedScene.model_validate(scene)
+        except ValidationError as e:
+            # The scene's only client-made parts come from the marker set (unit fields,
+            # terrain): a scene of the wrong shape is the marker set's fault, not ours.
+            detail, _ = _validation_errors(e.errors())
+            raise ClientError(422, "invalid", f"markers: the scene they describe is not valid: "
+                                              f"{detail}", "markers") from None
         return scene
 
     @app.post("/api/rulings", response_model=m.Ruling, responses=error_responses,
@@ -536,6 +544,28 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
              summary="A small JPEG of the photo")
     async def review_thumbnail(review_id: str) -> FileResponse:
         return _file((await _find(review_id)).thumbnail, "image/jpeg")
+
+    @app.get("/api/odds", response_model=m.Odds, responses=error_responses, tags=["rulings"],
+             summary="The roll needed for a distance and its exact chance")
+    async def get_odds(
+        advance: Annotated[float, Query(description="The charger's Advance rate, inches")],
+        distance: Annotated[float, Query(description="Distance to the target, inches")],
+        swiftstride: Annotated[bool, Query(description="Best two of 3D6 instead of 2D6")]
+            = False,
+        ruleset: Annotated[str, Query(description="Ruleset id")] = "t9a-1",
+    ) -> Any:
+        """What ``umpire odds`` prints, as JSON (no scene needed)."""
+        try:
+            report = charges.odds(advance, distance, swiftstride=swiftstride, ruleset=ruleset)
+        except ValueError as e:
+            raise _engine_error(e, "odds") from None
+        return report.to_json()
+
+    @app.get("/api/rulesets", response_model=m.RulesetList, tags=["rulings"],
+             summary="The rulesets this server can rule with")
+    async def rulesets() -> Any:
+        return {"rulesets": [{"name": r.name, "title": r.title}
+                             for r in charges.RULESETS.values()], "default": "t9a-1"}
 
     # -- the web page ---------------------------------------------------------------------
 

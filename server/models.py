@@ -144,7 +144,8 @@ class ChargeRuling(_Open):
     target: str
     declarable: bool | None = None
     reasons: list[str] | None = None
-    facing: Literal["front", "flank", "rear"] | None = None
+    facing: str | None = Field(default=None, description="The facing charged: front, flank "
+                                                         "(left/right) or rear")
     arc_shares: dict[str, Number] | None = None
     distance_mm: Number | None = None
     distance_in: Number | None = None
@@ -152,8 +153,9 @@ class ChargeRuling(_Open):
     odds: Number | None = Field(default=None, description="Probability of success before "
                                                           "rolling")
     range_in: Number | None = None
-    outcome: Literal["success", "failed", "impossible", "special",
-                     "caught_fleeing"] | None = None
+    outcome: str | None = Field(default=None, description="success, failed, impossible, "
+                                                          "special or caught_fleeing; null "
+                                                          "without dice")
     margin_mm: Number | None = None
     certain: bool | None = None
     path: list[dict[str, Any]] | None = Field(
@@ -162,7 +164,8 @@ class ChargeRuling(_Open):
     final: Pose | None = None
     contact: Contact | None = None
     target_final: Pose | None = None
-    priorities: list[Any] | None = None
+    priorities: dict[str, Any] | list[Any] | None = Field(
+        default=None, description="The priority tuple of the chosen alignment")
     explanation: list[str] = Field(default_factory=list)
 
 
@@ -222,3 +225,29 @@ class Review(ReviewLinks):
     overlay_kind: Literal["photo", "plan"] = Field(
         description="'photo' when the ruling is drawn on the photo through the detected "
                     "homography, 'plan' when it is a top-down plan of the table")
+
+
+# -- odds and rulesets ------------------------------------------------------------------------
+
+
+class Odds(_Open):
+    """The chance of a charge roll covering a distance (RULES.md 3), from ``charges.odds``."""
+
+    ruleset: str
+    advance_in: Number
+    distance_in: Number
+    swiftstride: bool
+    dice: str = Field(description="How the roll is made, e.g. '2D6'")
+    needed_in: int = Field(description="The smallest dice total that covers the distance")
+    odds: Number = Field(description="Exact probability of rolling at least needed_in")
+    at_least: dict[str, Number] = Field(description="Chance of rolling at least each total")
+
+
+class RulesetInfo(_Open):
+    name: str
+    title: str
+
+
+class RulesetList(BaseModel):
+    rulesets: list[RulesetInfo]
+    default: str = "t9a-1"

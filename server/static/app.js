@@ -5,7 +5,12 @@
 
 const $ = (id) => document.getElementById(id);
 const MARKERS_KEY = "umpire.markers";
-const SIDE_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#56b4e9", "#e69f00"];
+// The overlay's palette (vision/palette.py, Okabe-Ito): "red" and "blue" by name, other sides
+// take the free colours in order, so the picked units look like the ruling's picture.
+const NAMED_SIDES = { red: "#d55e00", blue: "#0072b2" };
+const SIDE_CYCLE = ["#d55e00", "#0072b2", "#009e73", "#e69f00", "#cc79a7", "#56b4e9"];
+const CHARGER_STROKE = "#f0e442";
+const TARGET_STROKE = "#ffffff";
 
 const state = {
   photo: null,          // Blob of the photo to send
@@ -232,9 +237,9 @@ async function detect() {
     state.scene = scene;
     resetPick();
     $("result").hidden = true;
+    $("pick").hidden = false; // shown first: tap positions need the canvas's laid-out size
     setupCanvas();
     render();
-    $("pick").hidden = false;
     const n = scene.units.length;
     setStatus(`${n} unit${n === 1 ? "" : "s"} found. Tap a charger, then its target.`);
   } catch (e) {
@@ -270,9 +275,11 @@ function setupCanvas() {
 
 function sideColours() {
   const colours = {};
-  for (const u of state.scene.units) {
-    if (!(u.side in colours)) colours[u.side] = SIDE_COLOURS[Object.keys(colours).length % SIDE_COLOURS.length];
-  }
+  const sides = [...new Set(state.scene.units.map((u) => u.side))];
+  for (const s of sides) if (NAMED_SIDES[s.toLowerCase()]) colours[s] = NAMED_SIDES[s.toLowerCase()];
+  const free = SIDE_CYCLE.filter((c) => !Object.values(colours).includes(c));
+  let i = 0;
+  for (const s of sides) if (!(s in colours)) colours[s] = free[i++ % free.length] || "#999999";
   return colours;
 }
 
@@ -312,7 +319,7 @@ function render() {
     ctx.fillStyle = colours[u.side] + (role ? "88" : "44");
     ctx.fill();
     ctx.lineWidth = role ? lw * 2.2 : lw;
-    ctx.strokeStyle = role === "charger" ? "#e69f00" : role === "target" ? "#ff2a2a" : colours[u.side];
+    ctx.strokeStyle = role === "charger" ? CHARGER_STROKE : role === "target" ? TARGET_STROKE : colours[u.side];
     ctx.stroke();
     ctx.beginPath();
     ctx.moveTo(...front[0]);
@@ -440,8 +447,8 @@ async function previewOdds() {
 function diceCount(charge) {
   // The ruling says how the roll is made where the engine reports it; otherwise the unit's
   // swiftstride decides between 2D6 and the best two of 3D6 (RULES.md 3).
-  for (const key of ["dice_count", "dice_n"]) if (Number.isInteger(charge[key])) return charge[key];
-  if (charge.dice && Number.isInteger(charge.dice.n)) return charge.dice.n;
+  const m = /(\d+)\s*D6/i.exec(charge.dice_rule || "");
+  if (m) return Number(m[1]);
   const u = state.scene.units.find((x) => x.id === charge.charger);
   return u && u.swiftstride ? 3 : 2;
 }
@@ -464,7 +471,7 @@ function renderOdds(ruling) {
     const n = diceCount(c);
     const id = `dice-${c.charger}`;
     inputs.append(el("div", { class: "row" },
-      el("label", { for: id, text: `${c.charger}: ${n}D6` }),
+      el("label", { for: id, text: `${c.charger}: ${c.dice_rule || `${n}D6`}` }),
       el("input", {
         type: "text", id, "data-testid": id, "data-charger": c.charger, "data-count": n,
         inputmode: "numeric", autocomplete: "off", placeholder: n === 3 ? "e.g. 2 5 4" : "e.g. 3 5",
@@ -664,7 +671,7 @@ function init() {
   $("roll-dice").addEventListener("click", rollDice);
   $("dice-form").addEventListener("submit", submitRuling);
   $("history-more").addEventListener("click", () => loadHistory(true));
-  window.addEventListener("resize", () => { if (state.scene) renderUnitList(); });
+  new ResizeObserver(() => { if (state.scene) renderUnitList(); }).observe($("table-canvas"));
   window.addEventListener("hashchange", route);
   route();
   if (!location.hash || location.hash === "#/") setStatus("Choose a photo of the table and the marker set.");

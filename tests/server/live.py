@@ -1,0 +1,72 @@
+"""A real ``umpire serve`` process on a free loopback port, for the tests that need one (restart,
+browser). Started exactly as a user starts it, through the console entry point."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    proc: subprocess.Popen
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handler runs, as when the machine loses power."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def start_server(data_dir: Path, log: Path, port: int | None = None,
+                 timeout_s: float = 30.0) -> LiveServer:
+    port = port or free_port()
+    out = open(log, "ab")  # noqa: SIM115 (owned by the process for its lifetime)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from server.cli import main; main()", "serve",
+         "--host", "127.0.0.1", "--port", str(port), "--data", str(data_dir)],
+        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    server = LiveServer(proc, port, log)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"umpire serve exited with {proc.returncode}:\n"
+                               f"{log.read_text(errors='replace')}")
+        try:
+            if httpx.get(f"{server.url}/api/reviews?limit=1", timeout=2).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    server.kill()
+    raise RuntimeError(f"umpire serve did not answer within {timeout_s} s:\n"
+                       f"{log.read_text(errors='replace')}")

@@ -1,0 +1,136 @@
+"""The web page end to end (issue 5): Debian's chromium, driven by playwright, settles the
+sample charge against a real ``umpire serve``: upload the photo and the markers, tap a charger
+and a target on the picture, read the odds, enter the dice, see the outcome and the overlay,
+then find the ruling again in the history. Also checks a phone-sized screen.
+
+Never downloads a browser: it uses /usr/bin/chromium (``.ci/run`` installs it) and skips, saying
+why, only where that is absent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import SAMPLES, a_charge
+from .live import LiveServer, start_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="browser test needs Debian's chromium at /usr/bin/chromium "
+           "(apt-get install -y chromium; .ci/run installs it)")
+
+OUTCOMES = {"success", "failed", "impossible", "special", "caught_fleeing"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    d = tmp_path_factory.mktemp("browser")
+    s = start_server(d / "data", d / "server.log")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def tap_unit(page, unit_id: str) -> None:
+    """Tap the unit on the canvas at the point where the page drew its centre."""
+    button = page.locator(f'[data-testid="unit-{unit_id}"]')
+    x, y = float(button.get_attribute("data-cx")), float(button.get_attribute("data-cy"))
+    page.locator("#table-canvas").click(position={"x": x, "y": y})
+
+
+def test_settle_the_sample_charge_in_the_browser(server: LiveServer, browser, tmp_path: Path):
+    markers = json.loads((SAMPLES / "markers.json").read_text())
+    charger, target = a_charge({"units": markers["units"]})
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_selector(f'[data-testid="unit-{charger}"]', timeout=30_000)
+    assert not page.locator("#error").is_visible(), page.locator("#error").inner_text()
+
+    tap_unit(page, charger)
+    assert page.get_attribute(f'[data-testid="unit-{charger}"]', "data-role") == "charger"
+    tap_unit(page, target)
+    assert page.get_attribute(f'[data-testid="unit-{target}"]', "data-role") == "target"
+
+    odds = page.locator(f'[data-testid="odds-{charger}"]')
+    odds.wait_for(timeout=30_000)
+    assert "%" in odds.inner_text() or "cannot" in odds.inner_text()
+
+    dice = page.locator(f'[data-testid="dice-{charger}"]')
+    n = int(dice.get_attribute("data-count"))
+    dice.fill(" ".join(["5", "4", "2"][:n]))
+    page.click("#rule-button")
+
+    outcome = page.locator(f'[data-testid="outcome-{charger}"]')
+    outcome.wait_for(timeout=60_000)
+    assert outcome.get_attribute("data-outcome") in OUTCOMES
+    assert outcome.inner_text().strip()
+    page.wait_for_function(
+        "() => { const i = document.getElementById('overlay-img');"
+        " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
+    assert page.locator('[data-testid="explanation"] li').count() >= 1
+    assert page.locator('[data-testid="figures"]').first.is_visible()
+    page.screenshot(path=str(tmp_path / "ruling.png"), full_page=True)
+
+    # The history lists it with a thumbnail, and opens it again.
+    page.click("#nav-history")
+    item = page.locator('[data-testid="history-item"]').first
+    item.wait_for(timeout=10_000)
+    page.wait_for_function(
+        "() => { const i = document.querySelector('[data-testid=history-item] img');"
+        " return i && i.complete && i.naturalWidth > 0; }", timeout=10_000)
+    item.locator("a").click()
+    page.locator(f'[data-testid="outcome-{charger}"]').wait_for(timeout=10_000)
+    page.wait_for_function(
+        "() => { const i = document.getElementById('overlay-img');"
+        " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
+
+    # The marker set is remembered by the browser.
+    page.goto(server.url + "/")
+    assert "remembered" in page.inner_text("#markers-name")
+    assert errors == [], errors
+    context.close()
+
+
+def test_the_page_fits_a_phone_screen(server: LiveServer, browser):
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_selector('[data-testid^="unit-"]', timeout=30_000)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page is {overflow}px wider than the phone screen"
+    box = page.locator("#table-canvas").bounding_box()
+    assert box and box["width"] <= 375
+    # Every control a player needs has an accessible name.
+    for sel in ("#photo-input", "#markers-input", "#ruleset-select", "#webcam-start"):
+        name = page.evaluate(
+            "(s) => { const e = document.querySelector(s);"
+            " return (e.labels && e.labels.length ? e.labels[0].textContent : '')"
+            " || e.getAttribute('aria-label') || e.textContent; }", sel)
+        assert name.strip(), sel
+    context.close()
