@@ -1,3 +1,150 @@
-"""`umpire` commands for the vision part (registered on `server.cli.app`)."""
+"""`umpire` commands for the vision part (registered on `server.cli.app`).
+
+``umpire detect PHOTO --markers markers.json [-o scene.json] [--overlay out.png]`` and
+``umpire calibrate PHOTO... -o calibration.json``. Bad input (an unreadable photo, a markers
+file that breaks the contract, a photo where the table cannot be found) exits with code 2 and a
+message naming the file and the problem.
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import cv2
+import numpy as np
+import typer
+from rich.table import Table
+
+from server.cli import InputError, app, err, out, read_json
+from vision import DetectionError, MarkersError, load_markers
+from vision.calibration import BoardSpec, calibrate
+from vision.camera import Intrinsics
+from vision.detect import detect_with_view
+from vision.errors import CalibrationError
+
+
+def read_photo(path: Path) -> np.ndarray:
+    """A photo file decoded to BGR, or :class:`InputError` naming the file."""
+    if not path.is_file():
+        raise InputError(f"photo {path}: no such file")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise InputError(f"photo {path}: not an image OpenCV can read (JPEG, PNG, TIFF, ...)")
+    return img
+
+
+def _write(path: Path, text: str, what: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{what} {path}: cannot write ({e.strerror})") from None
+
+
+@app.command()
+def detect(
+    photo: Annotated[Path, typer.Argument(help="Photo of the table (JPEG, PNG...).")],
+    markers: Annotated[Path, typer.Option("--markers", help="Table and marker set JSON.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output",
+                                                help="Write the scene JSON here.")] = None,
+    overlay: Annotated[Path | None, typer.Option("--overlay",
+                                                 help="Write what was found over the photo "
+                                                      "(PNG).")] = None,
+    calibration: Annotated[Path | None, typer.Option("--calibration",
+                                                     help="Camera calibration JSON from "
+                                                          "`umpire calibrate`.")] = None,
+    fov: Annotated[float | None, typer.Option("--fov", help="Horizontal field of view "
+                                              "(degrees) without a calibration.")] = None,
+) -> None:
+    """Find the table and every unit's tray in a photo; print or write the scene JSON."""
+    marker_data = read_json(markers, "markers file")
+    try:
+        ms = load_markers(marker_data, prefix=f"markers file {markers}: ")
+    except MarkersError as e:
+        raise InputError(str(e)) from None
+    image = read_photo(photo)
+    intr = None
+    if calibration is not None:
+        try:
+            intr = Intrinsics.load(calibration)
+        except CalibrationError as e:
+            raise InputError(str(e)) from None
+    if fov is not None and not 10 <= fov <= 170:
+        raise InputError(f"--fov {fov}: a field of view between 10 and 170 degrees")
+    try:
+        scene, view = detect_with_view(image, ms, fov_deg=fov, calibration=intr)
+    except DetectionError as e:
+        raise InputError(f"photo {photo}: {e}") from None
+    text = json.dumps(scene, indent=2)
+    det = scene["detection"]
+    if output is not None:
+        _write(output, text + "\n", "scene file")
+    if overlay is not None:
+        _write_overlay(overlay, image, scene)
+    if output is None:
+        print(text)
+        return
+    _summary(scene, det)
+    out.print(f"scene written to {output}")
+    if overlay is not None:
+        out.print(f"overlay written to {overlay}")
+    for w in det["warnings"]:
+        err.print(f"[yellow]warning:[/] {w}", highlight=False)
+
+
+def _write_overlay(path: Path, image: np.ndarray, scene: dict[str, Any]) -> None:
+    from vision.overlay import draw_scene_overlay
+
+    H = np.array(scene["detection"]["table_to_image"], float)
+    scene_only = {k: v for k, v in scene.items() if k != "detection"}
+    pic = draw_scene_overlay(image, scene_only, H)
+    if not cv2.imwrite(str(path), pic):
+        raise InputError(f"overlay {path}: cannot write (use a .png or .jpg name)")
+
+
+def _summary(scene: dict[str, Any], det: dict[str, Any]) -> None:
+    t = Table(title=f"Detected {len(scene['units'])} units "
+                    f"(table markers {det['table_markers_used']}, "
+                    f"{det['timings_ms']['total']:.0f} ms)", title_justify="left")
+    for col in ("unit", "side", "x mm", "y mm", "facing", "+/- mm", "+/- deg", "from"):
+        t.add_column(col, justify="left" if col in ("unit", "side", "from") else "right")
+    for u in scene["units"]:
+        t.add_row(u["id"], u["side"], f"{u['x']:.1f}", f"{u['y']:.1f}", f"{u['facing']:.2f}",
+                  f"{u['sigma_mm']:.2f}", f"{u['sigma_deg']:.2f}",
+                  det["units"][u["id"]]["method"])
+    out.print(t)
+    if det["missing_units"]:
+        out.print(f"not found: {', '.join(det['missing_units'])}")
+
+
+@app.command(name="calibrate")
+def calibrate_cmd(
+    photos: Annotated[list[Path], typer.Argument(help="Photos of the ChArUco board from "
+                                                      "several angles (same camera setting).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Calibration JSON to write.")],
+    squares: Annotated[str, typer.Option("--squares", help="Board squares, across x down.")]
+    = "7x5",
+    square_mm: Annotated[float, typer.Option("--square-mm", help="Printed square side.")] = 30.0,
+    marker_mm: Annotated[float, typer.Option("--marker-mm", help="Printed marker side.")] = 22.0,
+    dictionary: Annotated[str, typer.Option("--dictionary")] = "DICT_4X4_50",
+) -> None:
+    """Calibrate a camera (focal length, lens distortion) from ChArUco board photos."""
+    try:
+        sx, sy = (int(v) for v in squares.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--squares {squares!r}: write it as ACROSSxDOWN, e.g. 7x5") from None
+    if min(sx, sy) < 2 or square_mm <= 0 or marker_mm <= 0:
+        raise InputError("--squares/--square-mm/--marker-mm: a board needs 2x2 squares or more "
+                         "and positive sizes")
+    images = [read_photo(p) for p in photos]
+    try:
+        intr, rms, counts = calibrate(images, BoardSpec(sx, sy, square_mm, marker_mm, dictionary))
+    except CalibrationError as e:
+        raise InputError(f"calibration: {e}") from None
+    _write(output, json.dumps(intr.to_json(rms_px=round(rms, 4)), indent=2) + "\n",
+           "calibration file")
+    out.print(f"calibrated from {sum(c >= 8 for c in counts)} of {len(photos)} photos: "
+              f"f = {intr.f:.1f} px, k1 = {intr.dist[0]:+.4f}, k2 = {intr.dist[1]:+.4f}, "
+              f"RMS {rms:.3f} px -> {output}")

@@ -125,9 +125,21 @@ def detect(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     """The scene JSON of a photo of the table (DESIGN.md, Scene) plus a ``detection`` report.
 
     ``fov_deg`` is the horizontal field of view assumed without ``calibration`` (a camera
-    calibration from :mod:`vision.calibration`). ``refine``, ``parallax`` and
+    calibration, :meth:`vision.camera.Intrinsics.load`). ``refine``, ``parallax`` and
     ``estimate_distortion`` switch the accuracy steps off for comparison (benchmarks).
+    ``detection.table_to_image`` is the 3x3 homography from table mm to (undistorted) pixels,
+    for drawing overlays.
     """
+    return detect_with_view(image, markers, fov_deg=fov_deg, calibration=calibration,
+                            refine=refine, parallax=parallax,
+                            estimate_distortion=estimate_distortion)[0]
+
+
+def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
+                     fov_deg: float | None = None, calibration: Intrinsics | None = None,
+                     refine: bool = True, parallax: bool = True,
+                     estimate_distortion: bool = True) -> tuple[dict[str, Any], TableView]:
+    """:func:`detect` plus the :class:`~vision.table.TableView` it calibrated."""
     t0 = time.perf_counter()
     ms = load_markers(markers)
     gray = to_gray(image)
@@ -243,21 +255,8 @@ def detect(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         "calibration": calibration is not None,
         "image_size": [int(gray.shape[1]), int(gray.shape[0])],
         "units": per_unit,
+        "table_to_image": np.round(view.Hinv / view.Hinv[2, 2], 9).tolist(),
         "timings_ms": {k: round(v, 1) for k, v in timings.items()},
     }
-    return scene
+    return scene, view
 
-
-def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet,
-                     **kw: Any) -> tuple[dict[str, Any], TableView]:
-    """:func:`detect` plus the :class:`~vision.table.TableView` (for drawing overlays)."""
-    ms = load_markers(markers)
-    gray = to_gray(image)
-    found = find_markers(gray, ms)
-    seen = {}
-    for mid, c in found:
-        if mid in ms.table_by_id:
-            seen[mid] = c
-    intr = _intrinsics(gray.shape, kw.get("fov_deg"), kw.get("calibration"))
-    view = calibrate_table(seen, ms, intr, kw.get("estimate_distortion", True))
-    return detect(image, ms, **kw), view

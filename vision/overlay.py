@@ -122,6 +122,7 @@ class _Canvas:
     H: np.ndarray
     u: float
     clip: Polygon
+    halo: bool = False  # lines get a contrasting under-stroke (photos: any background)
 
     def px(self, pts: Iterable[Sequence[float]]) -> np.ndarray:
         """Table mm -> float pixel coordinates, shape (n, 2)."""
@@ -135,8 +136,12 @@ class _Canvas:
     # --- primitives, all in table mm
 
     def polyline(self, pts: Sequence[Point], colour: P.BGR, k: float, closed: bool = False,
-                 dashed: bool = False) -> None:
+                 dashed: bool = False, halo: bool = True) -> None:
         q = self.px(pts)
+        if self.halo and halo:
+            under = P.BLACK if sum(colour) / 3 > 150 else P.WHITE
+            cv2.polylines(self.img, [_fix(q)], closed, under,
+                          self.thick(k) + max(2, int(round(1.5 * self.u))), cv2.LINE_AA, _SHIFT)
         if dashed:
             _dashed(self.img, q, colour, self.thick(k), closed, 9 * self.u, 6 * self.u)
             return
@@ -146,13 +151,13 @@ class _Canvas:
         _blend_poly(self.img, self.px(pts), colour, alpha)
 
     def polygon(self, poly: BaseGeometry, colour: P.BGR, k: float, dashed: bool = False,
-                fill: P.BGR | None = None, alpha: float = 0.0) -> None:
+                fill: P.BGR | None = None, alpha: float = 0.0, halo: bool = True) -> None:
         for part in _parts(poly):
             pts = list(part.exterior.coords)[:-1]
             if fill is not None and alpha > 0:
                 self.fill(pts, fill, alpha)
             if k > 0:
-                self.polyline(pts, colour, k, closed=True, dashed=dashed)
+                self.polyline(pts, colour, k, closed=True, dashed=dashed, halo=halo)
 
     def dot(self, p: Point, colour: P.BGR, r: float, ring: P.BGR | None = P.WHITE) -> None:
         c = _fix(self.px([p]))[0]
@@ -192,25 +197,34 @@ def _parts(geom: BaseGeometry) -> list[Polygon]:
 
 def _dashed(img: np.ndarray, q: np.ndarray, colour: P.BGR, t: int, closed: bool,
             on: float, off: float) -> None:
-    """A dashed polyline in pixel space (OpenCV has none); the dash phase runs on across
-    corners so short edges still show dashes."""
-    pts = list(q) + ([q[0]] if closed else [])
-    phase = 0.0
-    for a, b in zip(pts, pts[1:], strict=False):
-        seg = b - a
-        length = float(np.hypot(*seg))
-        s = 0.0
-        while s < length:
-            pos = phase % (on + off)
-            if pos < on:
-                e = min(length, s + on - pos)
-                p0, p1 = a + seg * (s / length), a + seg * (e / length)
-                cv2.line(img, tuple(_fix([p0])[0]), tuple(_fix([p1])[0]), colour, t,
-                         cv2.LINE_AA, _SHIFT)
-            else:
-                e = min(length, s + (on + off) - pos)
-            phase += e - s
-            s = e
+    """A dashed polyline in pixel space (OpenCV has none). Dashes are laid along the whole
+    polyline's length, so the pattern runs on across corners and short edges still show."""
+    pts = np.asarray(list(q) + ([q[0]] if closed else []), dtype=np.float64)
+    if len(pts) < 2:
+        return
+    seg_len = np.hypot(*(pts[1:] - pts[:-1]).T)
+    cum = np.concatenate([[0.0], np.cumsum(seg_len)])
+    total = float(cum[-1])
+    if total <= 0:
+        return
+    period = max(on + off, 1.0)
+    n = int(math.ceil(total / period))
+    if n > 20000:  # a line far longer than any picture: draw it solid rather than stall
+        cv2.polylines(img, [_fix(pts)], False, colour, t, cv2.LINE_AA, _SHIFT)
+        return
+
+    def at(d: float) -> np.ndarray:
+        i = min(int(np.searchsorted(cum, d, side="right")) - 1, len(seg_len) - 1)
+        f = 0.0 if seg_len[i] == 0 else (d - cum[i]) / seg_len[i]
+        return pts[i] + (pts[i + 1] - pts[i]) * f
+
+    for k in range(n):
+        d0, d1 = k * period, min(total, k * period + on)
+        if d1 <= d0:
+            continue
+        inner = [at(d0)] + [pts[i] for i in range(1, len(pts) - 1) if d0 < cum[i] < d1]
+        inner.append(at(d1))
+        cv2.polylines(img, [_fix(inner)], False, colour, t, cv2.LINE_AA, _SHIFT)
 
 
 def _blend_poly(img: np.ndarray, q: np.ndarray, colour: P.BGR, alpha: float) -> None:
@@ -231,16 +245,33 @@ def _blend_poly(img: np.ndarray, q: np.ndarray, colour: P.BGR, alpha: float) -> 
 
 def _halo_text(img: np.ndarray, s: str, xy: tuple[float, float], colour: P.BGR,
                scale: float, t: int, centre: bool, font: int = _FONT) -> None:
-    """Text with a contrasting halo: readable on a bright mat or a dark photo alike."""
-    (tw, th), _ = cv2.getTextSize(s, font, scale, t)
+    """Text with a contrasting halo: readable on a bright mat or a dark photo alike.
+
+    The halo is the text's own mask dilated (OpenCV 5 draws text with a font engine that does
+    not grow strokes with ``thickness``, so a fat under-stroke cannot make one)."""
+    (tw, th), base = cv2.getTextSize(s, font, scale, t)
     x, y = xy
     if centre:
         x, y = x - tw / 2, y + th / 2
-    org = (int(round(x)), int(round(y)))
+    r = max(2, int(round(1.4 * t + scale)))
+    pad = r + 2
+    ox, oy = int(round(x)) - pad, int(round(y)) - th - pad
+    mask = np.zeros((th + base + 2 * pad, tw + 2 * pad), np.uint8)
+    cv2.putText(mask, s, (pad, pad + th), font, scale, 255, t, cv2.LINE_AA)
+    halo = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    h, w = img.shape[:2]
+    x0, y0 = max(ox, 0), max(oy, 0)
+    x1, y1 = min(ox + mask.shape[1], w), min(oy + mask.shape[0], h)
+    if x0 >= x1 or y0 >= y1:
+        return
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    cut = (slice(y0 - oy, y1 - oy), slice(x0 - ox, x1 - ox))
     light = sum(colour) / 3 > 150
-    halo = P.BLACK if light else P.WHITE
-    cv2.putText(img, s, org, font, scale, halo, t + max(2, t * 2), cv2.LINE_AA)
-    cv2.putText(img, s, org, font, scale, colour, t, cv2.LINE_AA)
+    halo_col = P.BLACK if light else P.WHITE
+    for m, col, opacity in ((halo[cut], halo_col, 0.85), (mask[cut], colour, 1.0)):
+        a = (m.astype(np.float32) / 255.0 * opacity)[..., None]
+        roi = roi * (1 - a) + np.array(col, np.float32) * a
+    img[y0:y1, x0:x1] = np.round(roi).astype(np.uint8)
 
 
 # --------------------------------------------------------------------------- layout
@@ -301,7 +332,7 @@ def _photo_canvas(image: np.ndarray, table_to_image: np.ndarray, sc: g.Scene) ->
     h, w = img.shape[:2]
     # Lines and text are sized for a ~720 px short side and grow with the photo.
     u = max(1.0, min(h, w) / 720)
-    return _Canvas(np.ascontiguousarray(img), H, u, sc.table.polygon)
+    return _Canvas(np.ascontiguousarray(img), H, u, sc.table.polygon, halo=True)
 
 
 def _line_h(u: float, title: bool = False) -> float:
@@ -377,14 +408,14 @@ def _draw_table(cv: _Canvas, sc: g.Scene, px_per_mm: float) -> None:
     step = 6 * g.MM_PER_INCH
     for i in range(1, int(W // step) + 1):
         x = i * step
-        if x < W:
+        if x < W - 1:
             col = (200, 208, 202) if i % 2 else (180, 190, 183)
             cv.polyline([(x, 0), (x, D)], col, 1)
             if i % 2 == 0:
                 cv.text((x, 0), f'{i * 6}"', P.DARK_GREY, 0.35, offset_px=(0, 8))
     for j in range(1, int(D // step) + 1):
         y = j * step
-        if y < D:
+        if y < D - 1:
             col = (200, 208, 202) if j % 2 else (180, 190, 183)
             cv.polyline([(0, y), (W, y)], col, 1)
             if j % 2 == 0:
@@ -396,7 +427,7 @@ def _draw_table(cv: _Canvas, sc: g.Scene, px_per_mm: float) -> None:
         c = t.shape.representative_point()
         cv.text((c.x, c.y), t.id, P.BLACK, 0.4)
         if tags:
-            cv.text((c.x, c.y), ", ".join(tags), P.DARK_GREY, 0.32, offset_px=(0, 13))
+            cv.text((c.x, c.y), ", ".join(tags), P.BLACK, 0.32, offset_px=(0, 13))
     cv.polyline(corners, P.BLACK, 2, closed=True)
 
 
@@ -426,7 +457,7 @@ def _draw_everything(cv: _Canvas, sc: g.Scene, ruling: dict | None, unit_alpha: 
             _draw_charge(cv, ch, units, after, leg)
     for u in sc.units:
         destroyed = u.state == "destroyed" or after.get(u.id, {}).get("state") == "destroyed"
-        colour = P.DARK_GREY if destroyed else leg.sides[u.side]
+        colour = P.DARK_GREY if destroyed else P.BLACK
         label = u.id
         if show_sigma and (u.sigma_mm or u.sigma_deg):
             label += f" +-{u.sigma_mm:.1f}mm {u.sigma_deg:.1f}deg"
@@ -447,7 +478,7 @@ def _draw_unit(cv: _Canvas, u: g.Unit, form: g.Formation, pose: g.Pose, colour: 
         cv.polygon(body, colour, 0, fill=colour, alpha=alpha)
     base_col = P.tint(colour, 0.45) if not destroyed else P.tint(P.DESTROYED, 0.3)
     for _, _, poly in g.model_bases(form, pose):
-        cv.polygon(poly, base_col, 1)
+        cv.polygon(poly, base_col, 1, halo=False)
     if destroyed:
         c = list(body.exterior.coords)
         cv.polyline([c[0], c[2]], P.DARK_GREY, 1.5)
@@ -476,7 +507,8 @@ def _draw_arcs(cv: _Canvas, target: g.Unit, charged: str | None) -> None:
             ray = LineString([a, b]).intersection(cv.clip)
             if not ray.is_empty and ray.length > 0:
                 cv.polyline(list(ray.coords), P.ARCS, 1, dashed=True)
-    half = max(form.width, form.depth) / 2 + 45
+    # Far enough out that a charger standing in the arc does not hide the name.
+    half = max(form.width, form.depth) / 2 + 150
     for name, text in (("front", "front"), ("rear", "rear"), ("left", "flank"),
                        ("right", "flank")):
         nx, ny = g.facing_normal(pose, name)  # type: ignore[arg-type]
@@ -514,6 +546,7 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
     forms: dict[str, g.Formation] = {charger.id: cform}
     trace: list[Point] = [_front_mid(cform, start)]
     steps = ch.get("path") or []
+    pivots: list[tuple[str, Point]] = []  # drawn last, on top of the final position
     for i, sj in enumerate(steps):
         uid = sj.get("unit", charger.id)
         if uid not in units:
@@ -532,7 +565,7 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
             far = g.corners(form, pose)["front_right" if step.pivot == "left" else "front_left"]
             cv.polyline(_arc(far, piv, step.angle_deg), col, 1.5, dashed=True)
             cv.polyline([piv, _arc(far, piv, 0)[0]], col, 1)
-            cv.dot(piv, col, 4.5)
+            pivots.append(("wheel", piv))
             leg.add("pivot")
         elif isinstance(step, g.Align | g.Turn):
             piv = step.pivot_point if isinstance(step, g.Align) else pose.centre
@@ -540,7 +573,7 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
             far = max((cs["front_left"], cs["front_right"]), key=lambda q: math.dist(q, piv))
             cv.polyline(_arc(far, piv, step.angle_deg), col, 1.5, dashed=True)
             if isinstance(step, g.Align):
-                _diamond(cv, piv, col)
+                pivots.append(("align", piv))
                 leg.add("pivot")
         if uid == charger.id:
             trace += _trace(form, pose, step)
@@ -559,12 +592,14 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
     tform = forms.get(target.id, _after_formation(target, after))
     if tfinal is not None:
         _draw_unit(cv, target, tform, tfinal, tcol, 0.15, dashed=True, k=2.5)
-        cv.text(tfinal.centre, f"{target.id} moved", tcol, 0.4, offset_px=(0, 16))
+        cv.text(tfinal.to_world(0, -tform.depth / 2 - 25), f"{target.id} moved here",
+                P.BLACK, 0.4)
         leg.add("target_final")
     if final is not None:
         if outcome == "failed":
             _draw_unit(cv, charger, cform, final, ccol, 0.12, dashed=True, k=2.5)
-            cv.text(final.centre, "failed: ends here", P.BLACK, 0.42)
+            cv.text(final.to_world(0, -cform.depth / 2 - 25), "failed charge ends here",
+                    P.BLACK, 0.42)
             leg.add("failed")
         else:
             _draw_unit(cv, charger, cform, final, ccol, 0.3, k=3.5, arrow=False)
@@ -573,6 +608,11 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
     if contact and final is not None and outcome != "failed":
         _draw_contact(cv, contact, cform, final, tform, tfinal or target.pose)
         leg.add("contact")
+    for kind, piv in pivots:
+        if kind == "wheel":
+            cv.dot(piv, P.PATH, 4.5)
+        else:
+            _diamond(cv, piv, P.PATH)
 
 
 def _reformed(unit: g.Unit, files: int | None, ranks: int | None) -> g.Formation:

@@ -387,9 +387,10 @@ def render(scene: dict[str, Any], markers: dict[str, Any], shot: Shot = Shot()) 
         tray, sticker = _tray_polys(cv, um, pose, bits)
         cv.draw_polys(tray)
         if shot.miniatures:
+            named = {"red": (50, 50, 170), "blue": (170, 90, 40)}
             colour = side_colours.setdefault(
-                su.side, [(50, 50, 170), (170, 90, 40), (60, 150, 60), (150, 60, 150)][
-                    len(side_colours) % 4])
+                su.side, named.get(su.side, [(60, 150, 60), (150, 60, 150)][
+                    len(side_colours) % 2]))
             _draw_minis(cv, rng, um, pose, colour)
         stickers.append(sticker)
         truth[su.id] = {"x": pose.x, "y": pose.y, "facing": pose.facing,
@@ -495,3 +496,64 @@ def random_table(seed: int, n_units: int = 16, marker_mm: float = 25.0, table_ma
                "table": {"width_mm": width, "depth_mm": depth, "markers": tmarks},
                "units": munits}
     return scene, markers
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m vision.synth SCENE MARKERS -o photo.jpg [--width --height --tilt ...]``:
+    render a photo of a scene (how ``server/samples/table.jpg`` is made)."""
+    import argparse
+    import json
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("scene")
+    ap.add_argument("markers")
+    ap.add_argument("-o", "--out", required=True)
+    ap.add_argument("--width", type=int, default=1920)
+    ap.add_argument("--height", type=int, default=1080)
+    ap.add_argument("--tilt", type=float, default=0.0)
+    ap.add_argument("--camera-height", type=float, default=None)
+    ap.add_argument("--k1", type=float, default=0.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--degraded", action="store_true")
+    ap.add_argument("--quality", type=int, default=90)
+    a = ap.parse_args(argv)
+    shot_kw = dict(width=a.width, height=a.height, tilt_deg=a.tilt,
+                   camera_height_mm=a.camera_height, k1=a.k1, seed=a.seed)
+    shot = Shot.degraded(**shot_kw) if a.degraded else Shot(**shot_kw)
+    r = render(json.loads(Path(a.scene).read_text()), json.loads(Path(a.markers).read_text()),
+               shot)
+    cv2.imwrite(a.out, r.image, [cv2.IMWRITE_JPEG_QUALITY, a.quality])
+    print(f"{a.out}: {r.image.shape[1]}x{r.image.shape[0]}, camera at "
+          f"{np.round(r.camera.centre, 1).tolist()} mm")
+
+
+if __name__ == "__main__":
+    main()
+
+
+def render_plane(picture: np.ndarray, size_mm: tuple[float, float], camera: Camera,
+                 rvec: np.ndarray, tvec: np.ndarray, background: int = 90,
+                 blur_px: float = 0.5, seed: int = 0) -> np.ndarray:
+    """A flat printed picture (e.g. a ChArUco board, ``size_mm`` wide and high, its top-left
+    corner at the origin, x right, y down) photographed by ``camera`` (its distortion included)
+    at pose (rvec, tvec) relative to the board. Grey uint8."""
+    pad = _distortion_pad(camera)
+    w, h = camera.intr.size
+    K = camera.intr.K.copy()
+    K[0, 2] += pad
+    K[1, 2] += pad
+    R, _ = cv2.Rodrigues(np.asarray(rvec, float))
+    t = np.asarray(tvec, float).ravel()
+    ph, pw = picture.shape[:2]
+    S = np.array([[size_mm[0] / pw, 0, size_mm[0] / pw * 0.5],
+                  [0, size_mm[1] / ph, size_mm[1] / ph * 0.5], [0, 0, 1]])
+    Hb = K @ np.c_[R[:, 0], R[:, 1], t] @ S
+    ideal = cv2.warpPerspective(picture.astype(np.float32), Hb, (w + 2 * pad, h + 2 * pad),
+                                flags=cv2.INTER_AREA | cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=background)
+    img = _apply_distortion(ideal, camera, pad) if pad else ideal
+    if blur_px > 0:
+        img = cv2.GaussianBlur(img, (0, 0), blur_px)
+    img = img + np.random.default_rng(seed).normal(0, 1.5, img.shape).astype(np.float32)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
