@@ -461,7 +461,7 @@ def _draw_everything(cv: _Canvas, sc: g.Scene, ruling: dict | None, unit_alpha: 
         label = u.id
         if show_sigma and (u.sigma_mm or u.sigma_deg):
             label += f" +-{u.sigma_mm:.1f}mm {u.sigma_deg:.1f}deg"
-        cv.text(u.pose.centre, label, colour, 0.45)
+        _label_behind(cv, u.formation, u.pose, label, colour, 0.45)
     leg.marks.sort(key=_MARKS.index)
     return leg
 
@@ -592,14 +592,12 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
     tform = forms.get(target.id, _after_formation(target, after))
     if tfinal is not None:
         _draw_unit(cv, target, tform, tfinal, tcol, 0.15, dashed=True, k=2.5)
-        cv.text(tfinal.to_world(0, -tform.depth / 2 - 25), f"{target.id} moved here",
-                P.BLACK, 0.4)
+        _label_behind(cv, tform, tfinal, f"{target.id} moved here", P.BLACK, 0.4)
         leg.add("target_final")
     if final is not None:
         if outcome == "failed":
             _draw_unit(cv, charger, cform, final, ccol, 0.12, dashed=True, k=2.5)
-            cv.text(final.to_world(0, -cform.depth / 2 - 25), "failed charge ends here",
-                    P.BLACK, 0.42)
+            _label_behind(cv, cform, final, "failed charge ends here", P.BLACK, 0.42)
             leg.add("failed")
         else:
             _draw_unit(cv, charger, cform, final, ccol, 0.3, k=3.5, arrow=False)
@@ -613,6 +611,20 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
             cv.dot(piv, P.PATH, 4.5)
         else:
             _diamond(cv, piv, P.PATH)
+
+
+def _label_behind(cv: _Canvas, form: g.Formation, pose: g.Pose, s: str, colour: P.BGR,
+                  scale: float) -> None:
+    """A unit's label just behind its rear facing, pushed out along that direction (in pixels)
+    until the text box clears the boundary, so it never hides the models or the contact."""
+    c, rear = cv.px([pose.centre, pose.to_world(0.0, -form.depth / 2)])
+    d = rear - c
+    n = float(np.hypot(*d))
+    d = d / n if n > 1e-9 else np.array([0.0, 1.0])
+    (tw, th), _ = cv2.getTextSize(s, _FONT, scale * cv.u, cv.thick(1))
+    push = abs(d[0]) * tw / 2 + abs(d[1]) * th / 2 + 6 * cv.u
+    x, y = rear + d * push
+    _halo_text(cv.img, s, (x, y), colour, scale * cv.u, cv.thick(1), True)
 
 
 def _reformed(unit: g.Unit, files: int | None, ranks: int | None) -> g.Formation:
