@@ -85,6 +85,9 @@ def aruco_detector(markers: MarkerSet, windows: tuple[int, int, int] = (9, 9, 10
 
 
 FALLBACK_WINDOWS = (5, 35, 10)
+OUTLINE_POSITION_MIN_PX_PER_MM = 1.2
+"""Below this scale (a 1080p photo of a whole table is ~0.85 px/mm) the tray outline fit
+decides the facing only; the position stays the marker's (measured: bench/vision.py)."""
 
 
 def find_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.ndarray]]:
@@ -215,9 +218,16 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
             if fit is not None:
                 moved = math.hypot(fit.pose.x - pose.x, fit.pose.y - pose.y)
                 turned = abs((fit.pose.facing - pose.facing + 180) % 360 - 180)
-                if moved < 4 * max(s_mm, 0.3) + 0.5 and turned < 4 * max(s_deg, 0.3) + 0.5:
-                    pose, s_mm, s_deg = fit.pose, fit.sigma_mm, fit.sigma_deg
-                    method = "outline"
+                if moved < 3 * max(s_mm, 0.15) + 0.2 and turned < 3 * max(s_deg, 0.15) + 0.2:
+                    if fix.px_per_mm >= OUTLINE_POSITION_MIN_PX_PER_MM:
+                        pose, s_mm, s_deg = fit.pose, fit.sigma_mm, fit.sigma_deg
+                        method = "outline"
+                    else:
+                        # Coarse photo: the blurred rim biases the outline's position by a
+                        # few tenths of a mm, but its long sides still give the better facing.
+                        fix.facing = fit.pose.facing
+                        pose, s_deg = pose_from_marker(fix, um), fit.sigma_deg
+                        method = "marker+outline facing"
                     info.update(edge_points=fit.points, sides=fit.sides,
                                 edge_rms_mm=round(fit.rms_mm, 3))
                 else:
