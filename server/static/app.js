@@ -647,8 +647,21 @@ function route() {
 
 // ---- wiring -----------------------------------------------------------------------------
 
+async function loadRulesets() {
+  // The server lists the rulesets its engine implements; the built-in options stay if it can't.
+  try {
+    const { rulesets, default: fallback } = await api("/api/rulesets");
+    if (!rulesets.length) return;
+    const select = $("ruleset-select");
+    const current = select.value;
+    select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name, text: `${r.title} (${r.name})` })));
+    select.value = rulesets.some((r) => r.name === current) ? current : fallback;
+  } catch (e) { /* keep the built-in list */ }
+}
+
 function init() {
   restoreMarkers();
+  loadRulesets();
   $("photo-input").addEventListener("change", (ev) => {
     const f = ev.target.files[0];
     if (f) usePhoto(f, f.name);

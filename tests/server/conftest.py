@@ -5,7 +5,6 @@ fresh data folder, and a charge that the sample table makes (read from the sampl
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ from fastapi.testclient import TestClient
 
 from server.app import create_app
 
-SAMPLES = Path(os.environ.get("UMPIRE_TEST_SAMPLES")
-               or Path(__file__).resolve().parents[2] / "server" / "samples")
+SAMPLES = Path(__file__).resolve().parents[2] / "server" / "samples"
 
 
 @pytest.fixture(scope="session")
