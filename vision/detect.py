@@ -239,7 +239,7 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         units.append(unit)
         per_unit[um.id] = {"marker": um.marker, "method": method, **info}
     timings["trays"] = (time.perf_counter() - t) * 1000
-    timings["total"] = (time.perf_counter() - t0) * 1000
+    timings["total"] = (time.perf_counter() - t0) * 1000  # detection plus poses
 
     extra = ms.model_extra or {}
     scene: dict[str, Any] = {
@@ -247,10 +247,12 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         "terrain": list(extra.get("terrain", [])),
         "units": units,
     }
+    t = time.perf_counter()
     try:
         load_scene(scene)
     except ValueError as e:
         warnings.append(f"the detected scene does not validate: {e}")
+    timings["validate"] = (time.perf_counter() - t) * 1000
     scene["detection"] = {
         "warnings": warnings,
         "missing_units": missing,

@@ -234,14 +234,16 @@ def fit_outline(pts: np.ndarray, side: np.ndarray, unit: UnitMarker, prior: Pose
         g = J.T @ (sw * r) + (np.array([x, y, th]) - p0) / sig_prior ** 2
         delta = -np.linalg.solve(A, g)
         x, y, th = x + delta[0], y + delta[1], th + delta[2]
-        cov = np.linalg.inv(A)
-        if np.max(np.abs(delta[:2])) < 1e-4 and abs(delta[2]) < 1e-6:
+        if it >= 3 and np.max(np.abs(delta[:2])) < 1e-3 and abs(delta[2]) < 1e-5:
             break
+    cov = np.linalg.inv(A)
     used = weights > 0
     rms = float(np.sqrt(np.average(r[used] ** 2, weights=weights[used])))
     # Neighbouring profiles share blur and texture: count one independent sample per ~4.
     inflate = 2.0
-    sig_xy = math.sqrt(max(np.linalg.eigvalsh(cov[:2, :2]).max(), 0)) * inflate
+    a, b, c = cov[0, 0], cov[1, 1], cov[0, 1]
+    top = (a + b) / 2 + math.sqrt(max(((a - b) / 2) ** 2 + c * c, 0.0))  # largest eigenvalue
+    sig_xy = math.sqrt(max(top, 0.0)) * inflate
     sig_th = math.degrees(math.sqrt(max(cov[2, 2], 0))) * inflate
     return OutlineFit(Pose(float(x), float(y), normalize_deg(math.degrees(th))), sig_xy, sig_th,
                       int(used.sum()), len(set(side[used].tolist())), rms)
