@@ -15,11 +15,12 @@ geometry lives here. Three promises shape the code:
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -357,7 +358,10 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
         raise ValueError(f"max_upload_mb: must be positive, not {max_upload_mb}")
     store = ReviewStore(Path(data_dir))
     cpus = os.cpu_count() or 2
-    workers = Workers(image_slots=max(2, cpus), rule_slots=max(4, 2 * cpus))
+    # Photos get one core fewer than the machine has: rulings and the event loop keep a core
+    # of their own, so a queue of detections does not push ruling latency up (bench/load.py:
+    # on 2 cores this halved the rulings' p50 under the mixed load).
+    workers = Workers(image_slots=max(1, cpus - 1), rule_slots=max(4, 2 * cpus))
     error_responses: dict[int | str, dict[str, Any]] = {
         code: {"model": m.ErrorBody, "description": text} for code, text in (
             (400, "Malformed input: broken JSON, a broken image file"),
@@ -368,7 +372,13 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
     not_found: dict[int | str, dict[str, Any]] = {
         404: {"model": m.ErrorBody, "description": "No such review"}}
 
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()  # a clean stop; a killed server needs nothing (see server/storage.py)
+
     app = FastAPI(
+        lifespan=lifespan,
         title="umpire",
         version="0.1.0",
         summary="Settles charges in rank-and-file wargames from a photo of the table.",
