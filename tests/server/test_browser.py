@@ -39,13 +39,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="module")
-def browser():
+def playwright():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+    yield b
+    b.close()
 
 
 def tap_unit(page, unit_id: str) -> None:
@@ -134,3 +139,28 @@ def test_the_page_fits_a_phone_screen(server: LiveServer, browser):
             " || e.getAttribute('aria-label') || e.textContent; }", sel)
         assert name.strip(), sel
     context.close()
+
+
+def test_webcam_photo_goes_to_detection_and_errors_are_shown(server: LiveServer, playwright):
+    """getUserMedia with chromium's fake camera (a test pattern, no table in it): the page takes
+    the photo, sends it, and shows the server's message naming the problem."""
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                   args=[*ARGS, "--use-fake-device-for-media-stream",
+                                         "--use-fake-ui-for-media-stream"])
+    try:
+        context = b.new_context(viewport={"width": 800, "height": 900})
+        context.grant_permissions(["camera"])
+        page = context.new_page()
+        page.goto(server.url + "/")
+        page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+        page.click("#webcam-start")
+        page.wait_for_function(
+            "() => document.getElementById('webcam-video').videoWidth > 0", timeout=15_000)
+        page.click("#webcam-capture")
+        error = page.locator("#error")
+        error.wait_for(state="visible", timeout=30_000)
+        assert "marker" in error.inner_text().lower() or "table" in error.inner_text().lower()
+        assert page.locator("#webcam").is_hidden()
+        context.close()
+    finally:
+        b.close()

@@ -57,16 +57,16 @@ def test_acknowledged_reviews_survive_sigkill(tmp_path: Path, sample_photo: byte
                 with lock:
                     acked[r.json()["id"]] = r.json()
                     sent[r.json()["id"]] = photos[i]
-                i += 4
+                i += 3
 
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(4)]
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(3)]
     try:
         for t in threads:
             t.start()
         deadline = time.monotonic() + 60
-        while len(acked) < 6 and time.monotonic() < deadline:
+        while len(acked) < 4 and time.monotonic() < deadline:
             time.sleep(0.02)
-        # Kill while the four clients have requests in flight (mid-stream).
+        # Kill while the three clients have requests in flight (mid-stream).
         server.kill()
         stop.set()
         for t in threads:
@@ -74,7 +74,7 @@ def test_acknowledged_reviews_survive_sigkill(tmp_path: Path, sample_photo: byte
     finally:
         stop.set()
         server.kill()
-    assert len(acked) >= 6, f"only {len(acked)} reviews acknowledged; log:\n{log.read_text()}"
+    assert len(acked) >= 4, f"only {len(acked)} reviews acknowledged; log:\n{log.read_text()}"
 
     # The folder on its own is consistent: every row's files exist and hash to their names.
     store = ReviewStore(data)

@@ -24,11 +24,3 @@ def test_a_data_folder_that_is_a_file_is_bad_input(tmp_path: Path):
 def test_a_non_positive_upload_limit_is_bad_input(tmp_path: Path):
     r = serve("--data", str(tmp_path), "--max-upload-mb", "0", "--port", "0")
     assert r.returncode == 2 and "--max-upload-mb" in r.stderr
-
-
-def test_serve_is_listed_in_the_help():
-    r = subprocess.run([sys.executable, "-c", "from server.cli import main; main()", "serve",
-                        "--help"], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0
-    for opt in ("--host", "--port", "--data", "--max-upload-mb"):
-        assert opt in r.stdout
