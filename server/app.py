@@ -370,7 +370,8 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
             (422, "Well-formed but wrong: a field of the wrong type, an unknown unit, "
                   "a photo where the table cannot be found"))}
     not_found: dict[int | str, dict[str, Any]] = {
-        404: {"model": m.ErrorBody, "description": "No such review"}}
+        404: {"model": m.ErrorBody, "description": "No such review"},
+        422: {"model": m.ErrorBody, "description": "A parameter of the wrong type"}}
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
