@@ -18,7 +18,8 @@ of step kinds), ``path_kinds_include``, ``path_turn_deg`` (sum of wheel, align a
 ``max_abs_wheel_deg``, ``explanation_contains``. ``chargers_not_overlapping`` checks the final
 boundaries of all chargers pairwise.
 
-If ``tests/checker.py`` provides ``check_ruling(request, ruling)``, every ruling also goes through it.
+If ``tests/checker.py`` provides ``check_ruling(request, ruling)``, every ruling also goes through
+it.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ def _check_charge(want: dict, got: dict, where: str, overrides: dict, errors: li
                           f"{want['path_turn_deg']}")
     if "max_abs_wheel_deg" in want:
         for step in path:
-            if step.get("kind") == "wheel" and abs(step["angle_deg"]) > want["max_abs_wheel_deg"] + 1e-6:
+            limit = want["max_abs_wheel_deg"] + 1e-6
+            if step.get("kind") == "wheel" and abs(step["angle_deg"]) > limit:
                 errors.append(f"{where}.path: wheel of {step['angle_deg']} deg exceeds "
                               f"{want['max_abs_wheel_deg']}")
     text = " ".join(got.get("explanation") or []).lower()
