@@ -269,7 +269,8 @@ class _Trial:
             if k in claimed and abs(claimed[k] - v) > SHARE_TOL:
                 self.err(where, f"arc share {k} is {claimed[k]} but the checker measures "
                          f"{v:.4f}")
-        if e.get("facing") not in {_category(s) for s in sides}:
+        # DESIGN.md says front/flank/rear; the exact flank is accepted too.
+        if e.get("facing") not in {_category(s) for s in sides} | sides:
             self.err(where, f"charged facing {e.get('facing')!r} but the arc shares "
                      f"{ {k: round(v, 4) for k, v in shares.items()} } give {sorted(sides)}")
         problems = [_front_flush(ch.form, ch.pose, tg.form, tg.pose, s) for s in sorted(sides)]
