@@ -143,6 +143,24 @@ async def run(url: str, clients: int, seconds: float, detect_share: float,
             "errors": errors, "sent": count}
 
 
+def engine_ms(samples: Path, n: int = 40) -> float:
+    """Median CPU time of one ``charges.rule`` call on the benchmark's requests, in this
+    process: the floor under every ruling latency (the engine changes; the server does not)."""
+    import charges
+
+    scene = json.loads((samples / "scene.json").read_text())
+    rng = random.Random(0)
+    times = []
+    for _ in range(n):
+        charger, target, k = rng.choice(charges_of(scene))
+        req = {"scene": scene, "charges": [{"charger": charger, "target": target}],
+               "dice": {charger: [rng.randint(1, 6) for _ in range(k)]}}
+        t = time.process_time()
+        charges.rule(req)
+        times.append(time.process_time() - t)
+    return sorted(times)[len(times) // 2] * 1000
+
+
 def pct(xs: list[float], p: float) -> float:
     if not xs:
         return float("nan")
@@ -202,6 +220,8 @@ def main() -> None:
             url = loopback_only(args.url)
         else:
             proc, url = start_server(Path(tmp.name) / "data", Path(tmp.name) / "server.log")
+        print(f"engine alone: {engine_ms(args.samples):.0f} ms CPU per ruling (median, "
+              "charges.rule in one process)")
         before = os.getloadavg()[0]
         res = asyncio.run(run(url, args.clients, args.seconds, args.detect_share,
                               args.samples))
