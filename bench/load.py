@@ -146,6 +146,10 @@ async def run(url: str, clients: int, seconds: float, detect_share: float,
 def engine_ms(samples: Path, n: int = 40) -> float:
     """Median CPU time of one ``charges.rule`` call on the benchmark's requests, in this
     process: the floor under every ruling latency (the engine changes; the server does not)."""
+    # bench/ holds a charges.py of its own (the engine's benchmark) that would shadow the
+    # package when this file runs as a script.
+    if str(ROOT) not in sys.path[:1]:
+        sys.path.insert(0, str(ROOT))
     import charges
 
     scene = json.loads((samples / "scene.json").read_text())
