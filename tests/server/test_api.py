@@ -511,3 +511,28 @@ def test_a_slow_photo_does_not_stall_other_requests(tmp_path: Path, sample_photo
     anyio.run(main)
     assert latencies, "the detection finished before any other request was tried"
     assert max(latencies) < 0.5, max(latencies)
+
+
+# -- every scenario of the charge suite through HTTP --------------------------------------------
+
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_every_scenario_rules_over_http_as_documented(client: TestClient, path: Path):
+    """Each ruling kind (special charges, fleeing targets, multiple charges...) comes back
+    through the API exactly as ``charges.rule`` makes it and fits the documented model; each
+    bad request is a 4xx naming the same field the engine names."""
+    import charges
+
+    case = json.loads(path.read_text())
+    r = client.post("/api/rulings", json=case["request"])
+    if "expect_error" in case:
+        assert 400 <= r.status_code < 500, r.text
+        for word in case["expect_error"]:
+            assert word in r.json()["detail"], (word, r.json())
+        return
+    assert r.status_code == 200, r.text
+    Ruling.model_validate(r.json())
+    assert r.json() == json.loads(json.dumps(charges.rule(case["request"])))
