@@ -3,6 +3,7 @@
 ``rule(request)`` gives the ruling JSON; ``odds(...)`` the chance of a charge roll.
 """
 
+from .charge_map import MapEntry, charge_map
 from .dice import BEST_TWO_OF_THREE, TWO_D6, DiceRule
 from .errors import RequestError
 from .odds import OddsReport, odds
@@ -10,5 +11,5 @@ from .rulesets import RULESETS, Ruleset, get_ruleset
 from .ruling import rule
 from .situation import situation
 
-__all__ = ["rule", "odds", "OddsReport", "RequestError", "DiceRule", "TWO_D6",
+__all__ = ["rule", "odds", "charge_map", "MapEntry", "OddsReport", "RequestError", "DiceRule", "TWO_D6",
            "BEST_TWO_OF_THREE", "RULESETS", "Ruleset", "get_ruleset", "situation"]

@@ -15,6 +15,23 @@ from .world import World
 #: A move that must stop "just before touching" ends this far short of contact: twice the
 #: tolerance, so the gap left is clearly not contact.
 STOP_SHORT_MM = 2 * g.EPS_MM
+#: How far ahead a move that starts in contact is examined (longer than any charge roll).
+ROOM_CAP_MM = 2000.0
+
+
+def _overlap_free(form: g.Formation, pose: g.Pose, obstacle, limit: float) -> float:
+    """The longest straight move (up to ``limit``) whose swept area does not overlap
+    ``obstacle``."""
+    if not g.overlapping(g.Forward(limit).swept(form, pose), obstacle):
+        return limit
+    lo, hi = 0.0, limit
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if g.overlapping(g.Forward(mid).swept(form, pose), obstacle):
+            hi = mid
+        else:
+            lo = mid
+    return lo
 
 
 def first_contact(form: g.Formation, pose: g.Pose, world: World,
@@ -24,10 +41,18 @@ def first_contact(form: g.Formation, pose: g.Pose, world: World,
     coords = boundary_coords(form, pose)
     f = pose.forward
     best, hit, kind = limit_mm, None, None
+    here = g.boundary(form, pose)
     for o in world.obstacles:
         geoms = getattr(o.polygon, "geoms", [o.polygon])
+        touching_now = g.touching(here, o.polygon)
         for geom in geoms:
-            d = contact_distance(coords, f, list(geom.exterior.coords)[:-1])
+            ring = list(geom.exterior.coords)[:-1]
+            if touching_now:
+                # Already in contact (a failed charge's turn stops at contact): only moving
+                # into the obstacle is blocked, found by bisection on the overlap test.
+                d = _overlap_free(form, pose, geom, min(best, ROOM_CAP_MM))
+            else:
+                d = contact_distance(coords, f, ring)
             if d < best:
                 best, hit, kind = d, o.id, o.kind
     # The table edge: how far each corner can go before leaving the table.

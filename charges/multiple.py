@@ -110,6 +110,8 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
             if m.target_final is not None:
                 moved_units[target.id] = target.placed(m.target_final)
         n = sum(1 for m in best.moves.values() if m is not None)
+        for d in best.order:
+            results[d].chargers_in_contact = n
         note = (f"Multiple charge: moving in the order {', '.join(x.charger for x in best.order)}"
                 f" puts {n} charger(s) and {best.models} models in contact (RULES.md 8).")
         for d in best.order:

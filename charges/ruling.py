@@ -47,6 +47,7 @@ class Resolution:
     odds: float = 0.0
     notes: list[str] = field(default_factory=list)
     out_of_order: str | None = None  # why a multiple charger found no room
+    chargers_in_contact: int = 1  # RULES.md 8: over all chargers of the target
 
     @property
     def in_range(self) -> bool | None:
@@ -247,28 +248,11 @@ def _path_json(res: Resolution) -> list[dict]:
     if res.outcome in ("success", None) and res.move is not None and \
             res.move.target_final is not None:
         m = res.move
-        assert m.align_point is None
+        assert m.target_pivot is not None
         # The target turns about the contact point (RULES.md 4, fallback).
-        pivot = _target_turn_pivot(res)
-        out.append(g.step_to_json(g.Align(pivot, m.target_turn_deg), m.target_final,
+        out.append(g.step_to_json(g.Align(m.target_pivot, m.target_turn_deg), m.target_final,
                                   res.target.id))
     return out
-
-
-def _target_turn_pivot(res: Resolution) -> tuple[float, float]:
-    m = res.move
-    assert m is not None and m.target_final is not None
-    # The pivot is the fixed point of the rotation taking the target pose to target_final.
-    t0, t1 = res.target.pose, m.target_final
-    a = math.radians(m.target_turn_deg)
-    # Solve p = R(a)(t0 - p) + p  =>  t1 - p = R(a)(t0 - p).
-    c, s = math.cos(a), math.sin(a)
-    # (I - R) p = t1 - R t0
-    bx = t1.x - (c * t0.x - s * t0.y)
-    by = t1.y - (s * t0.x + c * t0.y)
-    m00, m01, m10, m11 = 1 - c, s, -s, 1 - c
-    det = m00 * m11 - m01 * m10
-    return ((bx * m11 - m01 * by) / det, (m00 * by - m10 * bx) / det)
 
 
 def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
@@ -302,13 +286,17 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         m = res.move
         priorities = {"order": list(ruleset.priorities), "other_enemies": 0,
                       "target_turned_deg": round(abs(m.target_turn_deg), 4),
-                      "chargers_in_contact": 1, "models_in_contact": m.models,
+                      "chargers_in_contact": res.chargers_in_contact,
+                      "models_in_contact": m.models,
                       "charger_models": m.charger_models, "target_models": m.target_models,
                       "path_mm": round(m.length_mm, 3), "wheel_deg": round(m.wheel_deg, 4)}
     out = {
         "charger": res.charger.id, "target": res.target.id,
         "declarable": d.declarable, "reasons": d.reasons,
-        "facing": d.facing, "arc_shares": {k: round(v, 4) for k, v in d.shares.items()},
+        # DESIGN.md: front, flank or rear; which flank is in facing_side.
+        "facing": "flank" if d.facing in ("left", "right") else d.facing,
+        "facing_side": d.facing,
+        "arc_shares": {k: round(v, 4) for k, v in d.shares.items()},
         "distance_mm": round(d.distance.distance_mm, 3),
         "distance_in": round(d.distance.distance_in, 3),
         "closest_points": [list(map(lambda v: round(v, 3), d.distance.a)),

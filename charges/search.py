@@ -106,12 +106,48 @@ def contact_counts(frame: FacingFrame, form: g.Formation, s: float) -> tuple[int
     return ch, tg
 
 
-def straight_offset(frame: FacingFrame, form: g.Formation, start: g.Pose) -> float | None:
-    """The offset a charger already facing the final direction reaches by moving straight."""
-    if abs(g.normalize_deg(frame.facing_deg - start.facing)) > 1e-9:
-        return None
-    return (start.x - frame.o[0]) * frame.r[0] + (start.y - frame.o[1]) * frame.r[1] \
-        - form.width / 2
+def straight_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> list[float]:
+    """Offsets reached by moving straight ahead without a wheel: flush if the charger already
+    faces the final direction, else arriving at an angle and aligning about a charger front
+    corner or a target corner. Each is where the contact pose lies dead ahead of the charger,
+    a single point of the offset line that a sampled search would miss."""
+    base = g.normalize_deg(frame.facing_deg - start.facing)
+    f0 = start.forward
+    r = frame.r
+
+    def cross(a: tuple[float, float], b: tuple[float, float]) -> float:
+        return a[0] * b[1] - a[1] * b[0]
+
+    out: list[float] = []
+    if abs(base) < 1e-9:
+        out.append((start.x - frame.o[0]) * r[0] + (start.y - frame.o[1]) * r[1]
+                   - form.width / 2)
+        return out
+    if abs(base) >= 180 - 1e-9:
+        return out
+    final0 = flush_pose(frame, form, 0.0)
+    fc0 = (final0.x, final0.y)
+
+    def rot(v: tuple[float, float]) -> tuple[float, float]:
+        return g.rotate_point(v, (0.0, 0.0), -base)
+
+    # Charger corners: the contact point moves with s, the pose relative to it is fixed.
+    for corner_t in (0.0, form.width):
+        c0 = frame.point(corner_t)
+        k = rot((fc0[0] - c0[0], fc0[1] - c0[1]))
+        p0 = (c0[0] + k[0] - start.x, c0[1] + k[1] - start.y)
+        denom = cross(f0, r)
+        if abs(denom) > 1e-12:
+            out.append(-cross(f0, p0) / denom)
+    # Target corners: the contact point is fixed, the pose turns about it.
+    for t in (0.0, frame.length):
+        c = frame.point(t)
+        k = rot((fc0[0] - c[0], fc0[1] - c[1]))
+        p0 = (c[0] + k[0] - start.x, c[1] + k[1] - start.y)
+        denom = cross(f0, rot(r))
+        if abs(denom) > 1e-12:
+            out.append(-cross(f0, p0) / denom)
+    return out
 
 
 def offset_candidates(frame: FacingFrame, form: g.Formation,
@@ -365,7 +401,12 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             det = f0x * fty - f0y * ftx
             d1 = (rx * fty - ry * ftx) / det
             d2 = (f0x * ry - f0y * rx) / det
-        ok = (np.abs(det) > 1e-12) & (d1 >= -1e-6) & (d2 >= -1e-6)
+        # No wheel: a single straight move, possible only if the contact pose lies dead ahead.
+        straight = np.abs(det) <= 1e-12
+        lateral = rx * f0y - ry * f0x
+        d1 = np.where(straight, rx * f0x + ry * f0y, d1)
+        d2 = np.where(straight, 0.0, d2)
+        ok = np.where(straight, np.abs(lateral) <= 1e-6, True) & (d1 >= -1e-6) & (d2 >= -1e-6)
         if ok.any():
             d1, d2 = np.maximum(d1[ok], 0.0), np.maximum(d2[ok], 0.0)
             th = th[ok]
@@ -385,6 +426,100 @@ def candidates_at(form: g.Formation, start: g.Pose, target: g.Body, frame: Facin
     """Every path family ending flush at offset ``s``, as candidates."""
     table = candidate_table(form, start, frame, s, theta_step)
     return [table.row(int(i)) for i in table.order()]
+
+
+def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body,
+                  world: World) -> np.ndarray:
+    """Rows whose charger, at first contact, does not overlap the target nor certainly hit
+    anything else (vectorised first pass)."""
+    if len(table) == 0:
+        return np.zeros(0, dtype=bool)
+    rects = g.contact.rect_corners(table.pre[:, 0], table.pre[:, 1], table.pre[:, 2],
+                                   form.width, form.depth)
+    other = np.asarray(boundary_coords(target.form, target.pose))
+    return (g.contact.rect_penetrations(rects, other) <= EPS) & world.rects_clear(rects)
+
+
+#: Wheel and align positions sampled by the vectorised first pass (fractions of the turn).
+SAMPLE_FRACTIONS = (0.25, 0.5, 0.75)
+
+
+def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, target: g.Body,
+                   world: World, with_align: bool = True) -> np.ndarray:
+    """Vectorised first pass over every candidate path: False where the path is certainly
+    blocked. Straight sweeps are tested exactly (separating axes on the swept hull); the wheel
+    and the align through positions sampled along them, which lie inside the true swept area,
+    so a candidate rejected here is truly illegal. Survivors get the exact sweep test."""
+    n = len(table)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    w, d = form.width, form.depth
+    f0x, f0y = start.forward
+    a0 = np.asarray(boundary_coords(form, start))
+    shift = np.stack([table.d1 * f0x, table.d1 * f0y], axis=1)
+    r1 = a0[None] + shift[:, None, :]  # after the first forward move
+    c0 = g.corners(form, start)
+    piv = np.where((table.theta > 0)[:, None], np.asarray(c0["front_left"]),
+                   np.asarray(c0["front_right"])) + shift
+    c1 = np.stack([start.x + table.d1 * f0x, start.y + table.d1 * f0y], axis=1)
+
+    def turned(centre: np.ndarray, pivot: np.ndarray, base_deg: float | np.ndarray,
+               ang: np.ndarray) -> np.ndarray:
+        rad = np.radians(ang)
+        c, sn = np.cos(rad), np.sin(rad)
+        dx, dy = centre[:, 0] - pivot[:, 0], centre[:, 1] - pivot[:, 1]
+        cx, cy = pivot[:, 0] + c * dx - sn * dy, pivot[:, 1] + sn * dx + c * dy
+        return g.contact.rect_corners(cx, cy, base_deg + ang, w, d)
+
+    statics = [turned(c1, piv, start.facing, table.theta * k) for k in SAMPLE_FRACTIONS]
+    r2 = turned(c1, piv, start.facing, table.theta)  # after the wheel
+    r3 = g.contact.rect_corners(table.pre[:, 0], table.pre[:, 1], table.pre[:, 2], w, d)
+    statics += [r2, r3]
+    aligned = []
+    if with_align:
+        has = table.family != 0
+        pp = np.stack([np.where(has, table.px, table.pre[:, 0]),
+                       np.where(has, table.py, table.pre[:, 1])], axis=1)
+        aligned = [turned(table.pre[:, :2], pp, table.pre[:, 2], table.alpha * k)
+                   for k in (*SAMPLE_FRACTIONS, 1.0)]
+    sweeps = [(np.broadcast_to(a0, r1.shape), r1), (r2, r3)]
+    ok = np.ones(n, dtype=bool)
+    x0, y0, x1, y1 = world.table.bounds
+    e = EPS
+    for rect in [r1, *statics, *aligned]:
+        ok &= (rect[:, :, 0].min(1) >= x0 - e) & (rect[:, :, 0].max(1) <= x1 + e)
+        ok &= (rect[:, :, 1].min(1) >= y0 - e) & (rect[:, :, 1].max(1) <= y1 + e)
+    every = [r1, *statics, *aligned, np.broadcast_to(a0, r1.shape)]
+    lo = np.min([r.min(axis=1) for r in every], axis=0)  # (n, 2) bounding box of the path
+    hi = np.max([r.max(axis=1) for r in every], axis=0)
+    hulls = None
+    for o in world.obstacles:
+        b = o.bounds
+        near = ok & (lo[:, 0] <= b[2] + e) & (hi[:, 0] >= b[0] - e) & \
+            (lo[:, 1] <= b[3] + e) & (hi[:, 1] >= b[1] - e)
+        idx = np.flatnonzero(near)
+        if len(idx) == 0:
+            continue
+        coords = getattr(o.polygon, "exterior", None)
+        is_rect = coords is not None and len(coords.coords) == 5 and o.kind != "terrain"
+        limit = 0.0 if o.kind == "enemy" else e
+        bad = np.zeros(len(idx), dtype=bool)
+        if is_rect:
+            other = np.asarray(coords.coords[:4])
+            for a, b2 in sweeps:
+                bad |= g.contact.sweep_penetrations(a[idx], b2[idx], other) > limit
+            for rect in [*statics, *aligned]:
+                bad |= g.contact.rect_penetrations(rect[idx], other) > limit
+        elif o.kind == "terrain":
+            if hulls is None:
+                hulls = [shapely.convex_hull(shapely.multipoints(np.concatenate([a, b2], 1)))
+                         for a, b2 in sweeps]
+            for hull in hulls:
+                bad |= shapely.intersects(o.inner, hull[idx])
+            for rect in [*statics, *aligned]:
+                bad |= shapely.intersects(o.inner, shapely.polygons(rect[idx]))
+        ok[idx[bad]] = False
+    return ok
 
 
 @dataclass
@@ -492,6 +627,7 @@ class ChargeMove:
     s: float
     family: Family
     rejected: list[Rejected] = field(default_factory=list)
+    target_pivot: tuple[float, float] | None = None  # where the target turned, if it did
 
     @property
     def models(self) -> int:
@@ -506,8 +642,7 @@ class ChargeMove:
 
 def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> list[Group]:
     groups: dict[tuple[int, int], list[float]] = {}
-    straight = straight_offset(frame, form, start)
-    for s in offset_candidates(frame, form, () if straight is None else (straight,)):
+    for s in offset_candidates(frame, form, tuple(straight_offsets(frame, form, start))):
         cm, tm = contact_counts(frame, form, s)
         if cm == 0 and tm == 0:
             continue
@@ -529,7 +664,9 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
     steps = cand.steps()
     tf: g.Pose | None = None
     align_point = cand.align_point if abs(cand.align_deg) > 1e-9 else None
+    target_pivot = None
     if target_turns:
+        target_pivot, align_point = align_point, None
         final = cand.pre_align
         tf = target.pose.rotated(cand.align_point, -cand.align_deg)  # type: ignore[arg-type]
         turn = -cand.align_deg
@@ -544,7 +681,7 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
     return ChargeMove(charger.id, target.id, frame.name, charger.pose, steps, final, align_point,
                       0.0 if target_turns else cand.align_deg, turn, tf, len(mc.a_models),
                       len(mc.b_models), mc.a_models, mc.b_models, cand.length, cand.wheel_deg,
-                      cand.s, cand.family, rejected)
+                      cand.s, cand.family, rejected, target_pivot)
 
 
 def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
@@ -585,6 +722,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         all_tables.append((grp, table))
         tables = [table.subset(np.isin(table.s, open_offsets))] if open_offsets else []
         cands = CandidateTable.concat(tables)
+        cands = cands.subset(arrival_clear(cands, form, tbody, world))
+        cands = cands.subset(path_prefilter(cands, form, start, tbody, world))
         reasons: Counter = Counter()
         hit = False
         for i in cands.order():
@@ -609,6 +748,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     rows = []
     for grp, table in all_tables:
+        table = table.subset(arrival_clear(table, form, tbody, world))
+        table = table.subset(path_prefilter(table, form, start, tbody, world, with_align=False))
         for i in range(len(table)):
             if int(table.family[i]) != 0:
                 rows.append((round(abs(float(table.alpha[i])), 6), -grp.models,

@@ -10,7 +10,7 @@ import json
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -73,13 +73,49 @@ def print_situation(scene: g.Scene) -> None:
     out.print(table)
 
 
+#: The sample charge the demo rules: the knights (Swiftstride) charge the spears with a roll of
+#: 3, 5 and 2 (the best two make 8).
+DEMO_CHARGE = {"charges": [{"charger": "knights", "target": "spears"}],
+               "dice": {"knights": [3, 5, 2]}}
+
+
 @app.command()
-def demo() -> None:
-    """Run the main job on the bundled sample table."""
-    scene = g.load_scene(read_json(sample_path("scene.json"), "sample scene"))
-    out.print(f"Sample table: {scene.table.width_mm:.0f} x {scene.table.depth_mm:.0f} mm, "
-              f"{len(scene.units)} units, {len(scene.terrain)} terrain pieces")
+def demo(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the overlay "
+                                         "PNG.")] = Path("umpire-demo.png"),
+) -> None:
+    """The main job on the bundled sample: detect the table photo, rule a charge, draw it."""
+    import cv2
+
+    import charges
+    import vision
+    from server.cli_charges import print_ruling
+    from vision.overlay import draw_on_photo, encode_png
+
+    photo = sample_path("table.jpg")
+    markers = read_json(sample_path("markers.json"), "sample markers")
+    image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+    if image is None:
+        raise InputError(f"sample photo {photo}: cannot be read")
+    scene_json = vision.detect(image, markers)
+    det = scene_json.get("detection", {})
+    out.print(f"Detected {len(scene_json['units'])} units on {photo.name} "
+              f"({det.get('image_size', ['?', '?'])[0]}x{det.get('image_size', ['?', '?'])[1]}"
+              f" px, table residual {det.get('table_residual_mm', float('nan')):.2f} mm, "
+              f"{det.get('timings_ms', {}).get('total', float('nan')):.0f} ms)")
+    for w in det.get("warnings", []):
+        err.print(f"[yellow]warning:[/] {w}")
+    scene = g.load_scene({k: v for k, v in scene_json.items() if k != "detection"})
     print_situation(scene)
+    ruling = charges.rule({"ruleset": "t9a-1", "scene": scene.to_json(), **DEMO_CHARGE})
+    print_ruling(ruling)
+    picture = draw_on_photo(image, scene.to_json(), ruling,
+                            __import__("numpy").asarray(det["table_to_image"], dtype=float))
+    try:
+        output.write_bytes(encode_png(picture))
+    except OSError as e:
+        raise InputError(f"overlay {output}: cannot write ({e.strerror})") from None
+    out.print(f"Overlay written to [bold]{output}[/]")
 
 
 # Commands that live in their own modules register themselves on ``app`` when imported.

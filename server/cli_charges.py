@@ -1,3 +1,102 @@
-"""`umpire` commands for the charges part (registered on `server.cli.app`)."""
+"""``umpire charge`` and ``umpire odds`` (DESIGN.md, Command line)."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.panel import Panel
+from rich.table import Table
+
+import charges
+from server.cli import InputError, app, out, read_json
+
+
+def parse_dice(items: list[str]) -> dict[str, list[int]]:
+    """``--dice knights=3,5`` -> {"knights": [3, 5]}."""
+    dice: dict[str, list[int]] = {}
+    for item in items:
+        uid, sep, values = item.partition("=")
+        if not sep or not uid:
+            raise InputError(f"--dice {item!r}: write it as UNIT=D1,D2 (e.g. knights=3,5)")
+        try:
+            dice[uid] = [int(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            raise InputError(f"--dice {item!r}: dice must be whole numbers, e.g. "
+                             f"{uid}=3,5") from None
+    return dice
+
+
+OUTCOME_STYLE = {"success": "bold green", "special": "bold green",
+                 "caught_fleeing": "bold green", "failed": "bold red",
+                 "impossible": "bold red", None: "bold"}
+
+
+def print_ruling(ruling: dict) -> None:
+    for c in ruling["charges"]:
+        outcome = c["outcome"] or f"odds {c['odds'] * 100:.1f}%"
+        title = f"{c['charger']} -> {c['target']}: {outcome.upper().replace('_', ' ')}"
+        body = "\n".join(c["explanation"])
+        out.print(Panel(body, title=title, title_align="left",
+                        border_style=OUTCOME_STYLE.get(c["outcome"], "bold")))
+        figures = Table(show_header=False, box=None, pad_edge=False)
+        figures.add_row("facing", c["facing"])
+        figures.add_row("distance", f'{c["distance_in"]:.2f} in ({c["distance_mm"]:.1f} mm)')
+        figures.add_row("needed / odds", f'{c["needed_in"]} on {c["dice_rule"]} / '
+                                         f'{c["odds"] * 100:.1f}%')
+        if c["range_in"] is not None:
+            figures.add_row("range", f'{c["range_in"]:g} in')
+        if c["contact"]:
+            figures.add_row("models in contact",
+                            f'{c["contact"]["charger_models"]} + '
+                            f'{c["contact"]["target_models"]}')
+        if c["final"]:
+            f = c["final"]
+            figures.add_row("final pose", f'x {f["x"]:.1f}  y {f["y"]:.1f}  facing '
+                                          f'{f["facing"]:.2f}')
+        figures.add_row("margin", f'{c["margin_mm"]:.1f} mm'
+                        + ("" if c["certain"] else "  (too close to call)"))
+        out.print(figures)
+
+
+@app.command()
+def charge(
+    scene: Annotated[Path, typer.Argument(help="Scene JSON file.")],
+    charger: Annotated[list[str], typer.Option("--charger", help="Charging unit (repeat for "
+                                               "a multiple charge).")],
+    target: Annotated[str, typer.Option("--target", help="Charged unit.")],
+    dice: Annotated[list[str] | None, typer.Option("--dice", help="Roll, e.g. knights=3,5 "
+                                                   "(repeat per charger).")] = None,
+    ruleset: Annotated[str, typer.Option("--ruleset")] = "t9a-1",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the ruling JSON.")] = False,
+) -> None:
+    """Rule on a declared charge in a scene."""
+    data = read_json(scene, "scene file")
+    request: dict = {"ruleset": ruleset, "scene": data,
+                     "charges": [{"charger": c, "target": target} for c in charger]}
+    if dice:
+        request["dice"] = parse_dice(dice)
+    ruling = charges.rule(request)
+    if as_json:
+        out.print_json(json.dumps(ruling))
+    else:
+        print_ruling(ruling)
+
+
+@app.command()
+def odds(
+    advance: Annotated[float, typer.Option("--advance", help="Advance rate (inches).")],
+    distance: Annotated[float, typer.Option("--distance", help="Closest distance (inches).")],
+    ruleset: Annotated[str, typer.Option("--ruleset")] = "t9a-1",
+    swiftstride: Annotated[bool, typer.Option("--swiftstride")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The roll a charge needs and its exact chance."""
+    rep = charges.odds(advance, distance, swiftstride, ruleset)
+    if as_json:
+        out.print_json(json.dumps(rep.to_json()))
+        return
+    out.print(f"Charge of {distance:g} in with advance {advance:g} in: needs {rep.needed} or "
+              f"more on {rep.dice}: [bold]{rep.odds * 100:.1f}%[/]")

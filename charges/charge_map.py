@@ -1,0 +1,52 @@
+"""A charge map: every ready unit against every enemy in its front arc, odds only
+(RULES.md 2-4). What a player scans before declaring charges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import geometry as g
+
+from .request import ChargeDecl
+from .rulesets import Ruleset, get_ruleset
+from .ruling import assess
+
+
+@dataclass(frozen=True)
+class MapEntry:
+    charger: str
+    target: str
+    declarable: bool
+    facing: str
+    distance_in: float
+    needed_in: int
+    odds: float
+    legal_move: bool
+    models_in_contact: int | None
+
+    def to_json(self) -> dict:
+        return {"charger": self.charger, "target": self.target, "declarable": self.declarable,
+                "facing": self.facing, "distance_in": round(self.distance_in, 3),
+                "needed_in": self.needed_in, "odds": round(self.odds, 6),
+                "legal_move": self.legal_move, "models_in_contact": self.models_in_contact}
+
+
+def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1") -> list[MapEntry]:
+    """Odds for every possible charge on the table, each with its move searched, so a charge
+    that is in range but has no legal move shows 0%."""
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    out: list[MapEntry] = []
+    live = [u for u in scene.units if u.state != "destroyed"]
+    for u in live:
+        if u.state != "ready" or u.advance_in is None:
+            continue
+        front = g.arc_polygons(u.formation, u.pose)["front"]
+        for e in live:
+            if e.side == u.side or not front.intersects(e.body.polygon):
+                continue
+            res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id))
+            d = res.declaration
+            out.append(MapEntry(u.id, e.id, d.declarable, d.facing, d.distance.distance_in,
+                                res.needed, res.odds, res.move is not None,
+                                res.move.models if res.move is not None else None))
+    return out
