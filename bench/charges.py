@@ -46,6 +46,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     times: list[float] = []
     outcomes: dict[str, int] = {}
+    by_outcome: dict[str, list[float]] = {}
     for _ in range(args.tables):
         scene = random_table(rng, per_side=10, terrain=4)
         sc = g.load_scene(scene)
@@ -61,6 +62,7 @@ def main() -> None:
             times.append(time.perf_counter() - t)
             o = ruling["charges"][0]["outcome"]
             outcomes[o] = outcomes.get(o, 0) + 1
+            by_outcome.setdefault(o, []).append(times[-1] * 1000)
     map_times = []
     entries = 0
     for _ in range(args.map_tables):
@@ -68,15 +70,27 @@ def main() -> None:
         t = time.perf_counter()
         entries += len(charges.charge_map(sc))
         map_times.append(time.perf_counter() - t)
+    checked_times = []
+    for _ in range(min(2, args.map_tables)):
+        sc = g.load_scene(random_table(rng, per_side=20, terrain=4))
+        t = time.perf_counter()
+        charges.charge_map(sc, check_moves=True)
+        checked_times.append(time.perf_counter() - t)
     print(f"machine: {cpu_name()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     print(f"single rulings on 20-unit tables with 4 terrain pieces: {len(times)} rulings "
           f"over {args.tables} tables; outcomes {outcomes}")
     ms = [t * 1000 for t in times]
-    print(f"  median {statistics.median(ms):.1f} ms, p90 {pct(ms, 90):.1f} ms, p99 "
+    print(f"  all: median {statistics.median(ms):.1f} ms, p90 {pct(ms, 90):.1f} ms, p99 "
           f"{pct(ms, 99):.1f} ms, max {max(ms):.1f} ms")
-    print(f"charge map, 20 units a side: {args.map_tables} tables, {entries} charges mapped; "
-          f"median {statistics.median(map_times):.3f} s, max {max(map_times):.3f} s")
+    for o, xs in sorted(by_outcome.items()):
+        print(f"  {o}: {len(xs)} rulings, median {statistics.median(xs):.1f} ms, p99 "
+              f"{pct(xs, 99):.1f} ms")
+    print(f"charge map (odds only), 20 units a side: {args.map_tables} tables, {entries} "
+          f"charges mapped; median {statistics.median(map_times):.3f} s, max "
+          f"{max(map_times):.3f} s")
+    print(f"charge map with every move searched: median {statistics.median(checked_times):.2f}"
+          f" s over {len(checked_times)} tables")
 
 
 if __name__ == "__main__":

@@ -11,5 +11,5 @@ from .rulesets import RULESETS, Ruleset, get_ruleset
 from .ruling import rule
 from .situation import situation
 
-__all__ = ["rule", "odds", "charge_map", "MapEntry", "OddsReport", "RequestError", "DiceRule", "TWO_D6",
-           "BEST_TWO_OF_THREE", "RULESETS", "Ruleset", "get_ruleset", "situation"]
+__all__ = ["rule", "odds", "charge_map", "MapEntry", "OddsReport", "RequestError", "DiceRule",
+           "TWO_D6", "BEST_TWO_OF_THREE", "RULESETS", "Ruleset", "get_ruleset", "situation"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import geometry as g
 
+from .declaration import declare
 from .request import ChargeDecl
 from .rulesets import Ruleset, get_ruleset
 from .ruling import assess
@@ -21,7 +22,7 @@ class MapEntry:
     distance_in: float
     needed_in: int
     odds: float
-    legal_move: bool
+    legal_move: bool | None
     models_in_contact: int | None
 
     def to_json(self) -> dict:
@@ -31,9 +32,12 @@ class MapEntry:
                 "legal_move": self.legal_move, "models_in_contact": self.models_in_contact}
 
 
-def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1") -> list[MapEntry]:
-    """Odds for every possible charge on the table, each with its move searched, so a charge
-    that is in range but has no legal move shows 0%."""
+def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
+               check_moves: bool = False) -> list[MapEntry]:
+    """Odds for every possible charge on the table: declaration (RULES.md 2), charged facing
+    and the chance of rolling the distance (RULES.md 3). With ``check_moves`` each charge's move
+    is searched too, so one in range without a legal move shows 0% (slower: a full search per
+    charge); without it ``legal_move`` is None, meaning not checked."""
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     out: list[MapEntry] = []
     live = [u for u in scene.units if u.state != "destroyed"]
@@ -44,9 +48,17 @@ def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1") -> list[MapEntr
         for e in live:
             if e.side == u.side or not front.intersects(e.body.polygon):
                 continue
-            res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id))
-            d = res.declaration
+            if check_moves:
+                res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id))
+                d, needed, chance = res.declaration, res.needed, res.odds
+                legal: bool | None = res.move is not None
+                models = res.move.models if res.move is not None else None
+            else:
+                d = declare(scene, u, e, rs)
+                rule = rs.dice_for(u)
+                needed = rule.needed(d.distance.distance_in, u.advance_in)
+                chance = float(rule.chance_at_least(needed)) if d.declarable else 0.0
+                legal, models = None, None
             out.append(MapEntry(u.id, e.id, d.declarable, d.facing, d.distance.distance_in,
-                                res.needed, res.odds, res.move is not None,
-                                res.move.models if res.move is not None else None))
+                                needed, chance, legal, models))
     return out

@@ -40,7 +40,7 @@ from geometry.formation import boundary_coords
 from .world import Blocked, World
 
 EPS = g.EPS_MM
-THETA_GRID_DEG = 1.0
+THETA_GRID_DEG = 2.0
 #: Points tried inside each open interval of constant models-in-contact, measured in from its
 #: ends (mm): close to an end the path is shortest, the middle is the most robust.
 INTERIOR_INSET_MM = 0.5
@@ -430,14 +430,14 @@ def candidates_at(form: g.Formation, start: g.Pose, target: g.Body, frame: Facin
 
 def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body,
                   world: World) -> np.ndarray:
-    """Rows whose charger, at first contact, does not overlap the target nor certainly hit
-    anything else (vectorised first pass)."""
+    """Rows whose charger, at first contact, does not overlap the target (vectorised; the rest
+    of the way is :func:`path_prefilter`'s)."""
     if len(table) == 0:
         return np.zeros(0, dtype=bool)
     rects = g.contact.rect_corners(table.pre[:, 0], table.pre[:, 1], table.pre[:, 2],
                                    form.width, form.depth)
     other = np.asarray(boundary_coords(target.form, target.pose))
-    return (g.contact.rect_penetrations(rects, other) <= EPS) & world.rects_clear(rects)
+    return g.contact.rect_penetrations(rects, other) <= EPS
 
 
 #: Wheel and align positions sampled by the vectorised first pass (fractions of the turn).
@@ -449,21 +449,23 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     """Vectorised first pass over every candidate path: False where the path is certainly
     blocked. Straight sweeps are tested exactly (separating axes on the swept hull); the wheel
     and the align through positions sampled along them, which lie inside the true swept area,
-    so a candidate rejected here is truly illegal. Survivors get the exact sweep test."""
+    so a candidate rejected here is truly illegal. Survivors get the exact sweep test.
+
+    The stages run from the most to the least discriminating, each only on the rows still
+    alive, so a blocked table costs little more than its first stage."""
     n = len(table)
+    ok = np.ones(n, dtype=bool)
     if n == 0:
-        return np.zeros(0, dtype=bool)
+        return ok
     w, d = form.width, form.depth
     f0x, f0y = start.forward
     a0 = np.asarray(boundary_coords(form, start))
-    shift = np.stack([table.d1 * f0x, table.d1 * f0y], axis=1)
-    r1 = a0[None] + shift[:, None, :]  # after the first forward move
     c0 = g.corners(form, start)
-    piv = np.where((table.theta > 0)[:, None], np.asarray(c0["front_left"]),
-                   np.asarray(c0["front_right"])) + shift
-    c1 = np.stack([start.x + table.d1 * f0x, start.y + table.d1 * f0y], axis=1)
+    fl, fr = np.asarray(c0["front_left"]), np.asarray(c0["front_right"])
+    x0, y0, x1, y1 = world.table.bounds
+    e = EPS
 
-    def turned(centre: np.ndarray, pivot: np.ndarray, base_deg: float | np.ndarray,
+    def turned(centre: np.ndarray, pivot: np.ndarray, base_deg: np.ndarray,
                ang: np.ndarray) -> np.ndarray:
         rad = np.radians(ang)
         c, sn = np.cos(rad), np.sin(rad)
@@ -471,54 +473,56 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         cx, cy = pivot[:, 0] + c * dx - sn * dy, pivot[:, 1] + sn * dx + c * dy
         return g.contact.rect_corners(cx, cy, base_deg + ang, w, d)
 
-    statics = [turned(c1, piv, start.facing, table.theta * k) for k in SAMPLE_FRACTIONS]
-    r2 = turned(c1, piv, start.facing, table.theta)  # after the wheel
-    r3 = g.contact.rect_corners(table.pre[:, 0], table.pre[:, 1], table.pre[:, 2], w, d)
-    statics += [r2, r3]
-    aligned = []
+    def after_d1(i: np.ndarray) -> np.ndarray:
+        return a0[None] + np.stack([table.d1[i] * f0x, table.d1[i] * f0y], axis=1)[:, None, :]
+
+    def wheel_at(i: np.ndarray, k: float) -> np.ndarray:
+        shift = np.stack([table.d1[i] * f0x, table.d1[i] * f0y], axis=1)
+        piv = np.where((table.theta[i] > 0)[:, None], fl, fr) + shift
+        c1 = np.stack([start.x + shift[:, 0], start.y + shift[:, 1]], axis=1)
+        return turned(c1, piv, np.full(len(i), start.facing), table.theta[i] * k)
+
+    def pre(i: np.ndarray) -> np.ndarray:
+        return g.contact.rect_corners(table.pre[i, 0], table.pre[i, 1], table.pre[i, 2], w, d)
+
+    def align_at(i: np.ndarray, k: float) -> np.ndarray:
+        has = table.family[i] != 0
+        pp = np.stack([np.where(has, table.px[i], table.pre[i, 0]),
+                       np.where(has, table.py[i], table.pre[i, 1])], axis=1)
+        return turned(table.pre[i, :2], pp, table.pre[i, 2], table.alpha[i] * k)
+
+    # Each stage: (make the shapes for rows i, is it a straight sweep?)
+    stages: list = [(lambda i: (wheel_at(i, 1.0), pre(i)), True)]
     if with_align:
-        has = table.family != 0
-        pp = np.stack([np.where(has, table.px, table.pre[:, 0]),
-                       np.where(has, table.py, table.pre[:, 1])], axis=1)
-        aligned = [turned(table.pre[:, :2], pp, table.pre[:, 2], table.alpha * k)
-                   for k in (*SAMPLE_FRACTIONS, 1.0)]
-    sweeps = [(np.broadcast_to(a0, r1.shape), r1), (r2, r3)]
-    ok = np.ones(n, dtype=bool)
-    x0, y0, x1, y1 = world.table.bounds
-    e = EPS
-    for rect in [r1, *statics, *aligned]:
-        ok &= (rect[:, :, 0].min(1) >= x0 - e) & (rect[:, :, 0].max(1) <= x1 + e)
-        ok &= (rect[:, :, 1].min(1) >= y0 - e) & (rect[:, :, 1].max(1) <= y1 + e)
-    every = [r1, *statics, *aligned, np.broadcast_to(a0, r1.shape)]
-    lo = np.min([r.min(axis=1) for r in every], axis=0)  # (n, 2) bounding box of the path
-    hi = np.max([r.max(axis=1) for r in every], axis=0)
-    hulls = None
-    for o in world.obstacles:
-        b = o.bounds
-        near = ok & (lo[:, 0] <= b[2] + e) & (hi[:, 0] >= b[0] - e) & \
-            (lo[:, 1] <= b[3] + e) & (hi[:, 1] >= b[1] - e)
-        idx = np.flatnonzero(near)
+        stages += [(lambda i, k=k: align_at(i, k), False) for k in (0.5, 0.25, 0.75)]
+    stages += [(lambda i, k=k: wheel_at(i, k), False) for k in (0.5, 0.25, 0.75, 1.0)]
+    stages += [(lambda i: (np.broadcast_to(a0, (len(i), 4, 2)), after_d1(i)), True)]
+    for make, is_sweep in stages:
+        idx = np.flatnonzero(ok)
         if len(idx) == 0:
-            continue
-        coords = getattr(o.polygon, "exterior", None)
-        is_rect = coords is not None and len(coords.coords) == 5 and o.kind != "terrain"
-        limit = 0.0 if o.kind == "enemy" else e
-        bad = np.zeros(len(idx), dtype=bool)
-        if is_rect:
-            other = np.asarray(coords.coords[:4])
-            for a, b2 in sweeps:
-                bad |= g.contact.sweep_penetrations(a[idx], b2[idx], other) > limit
-            for rect in [*statics, *aligned]:
-                bad |= g.contact.rect_penetrations(rect[idx], other) > limit
-        elif o.kind == "terrain":
-            if hulls is None:
-                hulls = [shapely.convex_hull(shapely.multipoints(np.concatenate([a, b2], 1)))
-                         for a, b2 in sweeps]
-            for hull in hulls:
-                bad |= shapely.intersects(o.inner, hull[idx])
-            for rect in [*statics, *aligned]:
-                bad |= shapely.intersects(o.inner, shapely.polygons(rect[idx]))
-        ok[idx[bad]] = False
+            break
+        shapes = make(idx)
+        pts = np.concatenate(shapes, axis=1) if is_sweep else shapes
+        alive = (pts[:, :, 0].min(1) >= x0 - e) & (pts[:, :, 0].max(1) <= x1 + e) & \
+            (pts[:, :, 1].min(1) >= y0 - e) & (pts[:, :, 1].max(1) <= y1 + e)
+        lo, hi = pts.min(axis=1), pts.max(axis=1)
+        for o in world.obstacles:
+            b = o.bounds
+            near = alive & (lo[:, 0] <= b[2] + e) & (hi[:, 0] >= b[0] - e) & \
+                (lo[:, 1] <= b[3] + e) & (hi[:, 1] >= b[1] - e)
+            j = np.flatnonzero(near)
+            if len(j) == 0:
+                continue
+            # Enemies may not be touched; anything else may not be overlapped. Twice the
+            # tolerance for pieces of a split polygon, so no legal path is rejected here.
+            limit = 0.0 if o.kind == "enemy" else 2 * e
+            for part in o.convex_parts:
+                if is_sweep:
+                    depth = g.contact.sweep_penetrations(shapes[0][j], shapes[1][j], part)
+                else:
+                    depth = g.contact.rect_penetrations(shapes[j], part)
+                alive[j[depth > limit]] = False
+        ok[idx[~alive]] = False
     return ok
 
 
@@ -726,7 +730,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         cands = cands.subset(path_prefilter(cands, form, start, tbody, world))
         reasons: Counter = Counter()
         hit = False
-        for i in cands.order():
+        order = cands.order()
+        for pos, i in enumerate(order):
             s_i = float(cands.s[i])
             if any(abs(s_i - f.s) < spacing_mm for f in found):
                 continue
@@ -734,7 +739,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             att = check_candidate(form, start, c, tbody, world)
             if att.ok:
                 hit = True
-                best = _refine(form, start, tbody, frame, c, world)
+                best = _best_refined(form, start, tbody, frame, c, cands, order[pos + 1:],
+                                     world, [f.s for f in found], spacing_mm)
                 found.append(_finish(charger, target, frame, best, False, list(rejected)))
                 if len(found) >= k:
                     return found, rejected
@@ -768,14 +774,44 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     return found, rejected
 
 
+#: Legal grid candidates within this much path length of the first one are refined too: a
+#: finer wheel angle can shorten a path by up to one grid step of wheel.
+REFINE_RIVALS = 6
+
+
+def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
+                  first: Candidate, cands: CandidateTable, rest: np.ndarray, world: World,
+                  taken: list[float], spacing_mm: float) -> Candidate:
+    """The shortest path to the group's best end positions: the first legal grid candidate and
+    its nearest rivals (other end positions or families within one wheel step of length), each
+    refined on a fine wheel grid."""
+    slack = form.width * math.radians(THETA_GRID_DEG) + 1e-6
+    best = _refine(form, start, tbody, frame, first, world)
+    seen = {(round(first.s, 6), first.family)}
+    for i in rest:
+        if float(cands.length[i]) > first.length + slack or len(seen) > REFINE_RIVALS:
+            break
+        key = (round(float(cands.s[i]), 6), FAMILIES[int(cands.family[i])])
+        if key in seen or any(abs(key[0] - s) < spacing_mm for s in taken):
+            continue
+        c = cands.row(int(i))
+        if not check_candidate(form, start, c, tbody, world).ok:
+            continue
+        seen.add(key)
+        r = _refine(form, start, tbody, frame, c, world)
+        if r.key() < best.key():
+            best = r
+    return best
+
+
 def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
             cand: Candidate, world: World) -> Candidate:
-    """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 1-degree
+    """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 2-degree
     winner: the shortest legal path to the same end position."""
     if cand.family == "flush" or cand.align_point is None:
         return cand
     fam = FAMILIES.index(cand.family)
-    thetas = cand.wheel_deg + np.arange(-1.0, 1.0 + 1e-9, 0.05)
+    thetas = cand.wheel_deg + np.arange(-THETA_GRID_DEG, THETA_GRID_DEG + 1e-9, 0.05)
     thetas = thetas[np.abs(thetas) <= 90]
     table = candidate_table(form, start, frame, cand.s, thetas=thetas,
                             only=(fam, cand.align_point))

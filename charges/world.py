@@ -9,6 +9,7 @@ not be contacted, coming within it is.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -26,14 +27,26 @@ class Obstacle:
     id: str
     kind: Kind
     polygon: BaseGeometry
-    inner: BaseGeometry = field(init=False)
     bounds: tuple[float, float, float, float] = field(init=False)
+    #: Convex pieces (corner arrays) covering the polygon, for vectorised separating-axis tests.
+    convex_parts: list[np.ndarray] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.inner = g.contact.shrunk(self.polygon)
         self.bounds = self.polygon.bounds
-        shapely.prepare(self.polygon)
-        shapely.prepare(self.inner)
+        poly = self.polygon
+        if self.kind != "terrain" or (poly.geom_type == "Polygon"
+                                      and poly.equals(poly.convex_hull)):
+            self.convex_parts = [np.asarray(poly.exterior.coords[:-1])]
+        else:
+            tris = shapely.constrained_delaunay_triangles(poly)
+            self.convex_parts = [np.asarray(t.exterior.coords[:-1]) for t in tris.geoms]
+
+    @cached_property
+    def inner(self) -> BaseGeometry:
+        """The polygon pulled in by EPS_MM: overlapping it is overlapping by more than EPS."""
+        inner = g.contact.shrunk(self.polygon)
+        shapely.prepare(inner)
+        return inner
 
     def describe(self) -> str:
         return {"terrain": f"impassable terrain '{self.id}'", "friend": f"friendly unit "

@@ -179,17 +179,22 @@ def polygon_of(body: Body) -> Polygon:
     return body.polygon
 
 
+def _edge_axes(poly: np.ndarray) -> np.ndarray:
+    edges = np.roll(poly, -1, axis=0) - poly
+    return np.stack([-edges[:, 1], edges[:, 0]], axis=1)
+
+
 def rect_penetrations(rects: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one rectangle ``other``
-    (4, 2), by separating axes, vectorised: the cheap first test of a search."""
+    """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one convex polygon ``other``
+    (m, 2), by separating axes, vectorised: the cheap first test of a search."""
     rects = np.asarray(rects, dtype=float)
     other = np.asarray(other, dtype=float)
     n = rects.shape[0]
     axes_r = np.stack([rects[:, 1] - rects[:, 0], rects[:, 3] - rects[:, 0]], axis=1)
-    axes_o = np.stack([other[1] - other[0], other[3] - other[0]])[None].repeat(n, axis=0)
-    axes = np.concatenate([axes_r, axes_o], axis=1)  # (n, 4, 2)
+    axes_o = _edge_axes(other)[None].repeat(n, axis=0)
+    axes = np.concatenate([axes_r, axes_o], axis=1)
     axes /= np.linalg.norm(axes, axis=2, keepdims=True)
-    pr = np.einsum("nkd,njd->nkj", axes, rects)  # (n, 4 axes, 4 corners)
+    pr = np.einsum("nkd,njd->nkj", axes, rects)
     po = np.einsum("nkd,jd->nkj", axes, other)
     overlap = np.minimum(pr.max(2), po.max(2)) - np.maximum(pr.min(2), po.min(2))
     return np.maximum(overlap.min(axis=1), 0.0)
@@ -211,7 +216,7 @@ def rect_corners(cx: np.ndarray, cy: np.ndarray, facing_deg: np.ndarray, width: 
 
 
 def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Overlap depth with the rectangle ``other`` (4, 2) of the area swept by rectangles moving
+    """Overlap depth with the convex polygon ``other`` (m, 2) of the area swept by rectangles moving
     straight from ``a`` to ``b`` (both (n, 4, 2), same orientation), vectorised.
 
     The swept area is the convex hull of the two rectangles, whose edges are parallel to the
@@ -227,7 +232,7 @@ def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.nd
     normal[still] = (a[still, 1] - a[still, 0])  # any rectangle axis when not moving
     axes = np.concatenate([
         np.stack([a[:, 1] - a[:, 0], a[:, 3] - a[:, 0]], axis=1), normal[:, None, :],
-        np.stack([other[1] - other[0], other[3] - other[0]])[None].repeat(n, axis=0)], axis=1)
+        _edge_axes(other)[None].repeat(n, axis=0)], axis=1)
     axes /= np.linalg.norm(axes, axis=2, keepdims=True)
     pts = np.concatenate([a, b], axis=1)  # (n, 8, 2)
     pr = np.einsum("nkd,njd->nkj", axes, pts)

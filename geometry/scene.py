@@ -189,18 +189,26 @@ class Scene(_Model):
                 problems.append(f"terrain '{t.id}': id is used twice")
             seen.add(t.id)
         seen = set()
-        table = self.table.polygon
+        w, h = self.table.width_mm, self.table.depth_mm
+        boxes = []
         for i, u in enumerate(self.units):
             name = f"units[{i}] '{u.id}'"
             if u.id in seen:
                 problems.append(f"{name}: id: the id is used by another unit")
             seen.add(u.id)
-            off = u.body.polygon.difference(table.buffer(EPS_MM, join_style="mitre"))
-            if u.state != "destroyed" and not off.is_empty:
+            x0, y0, x1, y1 = u.body.polygon.bounds
+            boxes.append((x0, y0, x1, y1))
+            # The table is the rectangle [0, w] x [0, h]: the boundary's bounds tell.
+            if u.state != "destroyed" and (x0 < -EPS_MM or y0 < -EPS_MM or x1 > w + EPS_MM
+                                           or y1 > h + EPS_MM):
                 problems.append(f"{name}: x/y/facing: the unit is partly off the table")
         for i, a in enumerate(self.units):
+            ax0, ay0, ax1, ay1 = boxes[i]
             for j in range(i + 1, len(self.units)):
                 b = self.units[j]
+                bx0, by0, bx1, by1 = boxes[j]
+                if bx0 > ax1 or bx1 < ax0 or by0 > ay1 or by1 < ay0:
+                    continue  # bounding boxes apart: no overlap possible
                 if "destroyed" in (a.state, b.state):
                     continue
                 depth = penetration_mm(a.body.polygon, b.body.polygon)

@@ -80,12 +80,16 @@ def test_path_touching_another_enemy_is_caught(good):
     request, ruling = copy.deepcopy(good)
     # An enemy just beside the forward lane: touching, not overlapping.
     final = ruling["charges"][0]["path"][2]["pose"]
+    # The lane is the second forward move, after the wheel (its heading depends on the
+    # engine's choice of path; the skirmisher is set parallel to it).
+    assert [s["kind"] for s in ruling["charges"][0]["path"][:3]] == ["forward", "wheel",
+                                                                      "forward"]
+    heading = final["facing"]
     request["scene"]["units"].append(
-        {"id": "skirmish", "side": "blue", "x": 560.0, "y": 450.0, "facing": 83.25,
+        {"id": "skirmish", "side": "blue", "x": 560.0, "y": 450.0, "facing": heading,
          "base": [20, 20], "files": 1, "ranks": 1})
     ruling["units"].append({"id": "skirmish", "side": "blue", "x": 560.0, "y": 450.0,
-                            "facing": 83.25, "state": "ready"})
-    assert final["facing"] == pytest.approx(83.25)
+                            "facing": heading, "state": "ready"})
     # Move it until it exactly touches the charger's swept lane (left edge of the lane).
     import geometry as g
 
