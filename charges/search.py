@@ -40,7 +40,7 @@ from geometry.formation import boundary_coords
 from .world import Blocked, World
 
 EPS = g.EPS_MM
-THETA_GRID_DEG = 2.0
+THETA_GRID_DEG = 1.0
 #: Points tried inside each open interval of constant models-in-contact, measured in from its
 #: ends (mm): close to an end the path is shortest, the middle is the most robust.
 INTERIOR_INSET_MM = 0.5
@@ -806,7 +806,7 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
 
 def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
             cand: Candidate, world: World) -> Candidate:
-    """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 2-degree
+    """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 1-degree
     winner: the shortest legal path to the same end position."""
     if cand.family == "flush" or cand.align_point is None:
         return cand
