@@ -428,8 +428,7 @@ def candidates_at(form: g.Formation, start: g.Pose, target: g.Body, frame: Facin
     return [table.row(int(i)) for i in table.order()]
 
 
-def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body,
-                  world: World) -> np.ndarray:
+def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body) -> np.ndarray:
     """Rows whose charger, at first contact, does not overlap the target (vectorised; the rest
     of the way is :func:`path_prefilter`'s)."""
     if len(table) == 0:
@@ -439,6 +438,9 @@ def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body,
     other = np.asarray(boundary_coords(target.form, target.pose))
     return g.contact.rect_penetrations(rects, other) <= EPS
 
+
+#: Candidates passed to the vectorised first pass at a time, shortest first.
+PREFILTER_CHUNK = 512
 
 #: Wheel and align positions sampled by the vectorised first pass (fractions of the turn).
 SAMPLE_FRACTIONS = (0.25, 0.5, 0.75)
@@ -726,26 +728,33 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         all_tables.append((grp, table))
         tables = [table.subset(np.isin(table.s, open_offsets))] if open_offsets else []
         cands = CandidateTable.concat(tables)
-        cands = cands.subset(arrival_clear(cands, form, tbody, world))
-        cands = cands.subset(path_prefilter(cands, form, start, tbody, world))
         reasons: Counter = Counter()
         hit = False
         order = cands.order()
-        for pos, i in enumerate(order):
-            s_i = float(cands.s[i])
-            if any(abs(s_i - f.s) < spacing_mm for f in found):
-                continue
-            c = cands.row(int(i))
-            att = check_candidate(form, start, c, tbody, world)
-            if att.ok:
-                hit = True
-                best = _best_refined(form, start, tbody, frame, c, cands, order[pos + 1:],
-                                     world, [f.s for f in found], spacing_mm)
-                found.append(_finish(charger, target, frame, best, False, list(rejected)))
-                if len(found) >= k:
-                    return found, rejected
-            elif att.blocked is not None:
-                reasons[f"blocked by {att.blocked.describe()}"] += 1
+        # Shortest first, in chunks: the vectorised first pass runs only as far down the list
+        # as needed to find a legal path.
+        for lo in range(0, len(order), PREFILTER_CHUNK):
+            chunk = order[lo:lo + PREFILTER_CHUNK]
+            part = cands.subset(chunk)
+            alive = arrival_clear(part, form, tbody)
+            alive[alive] = path_prefilter(part.subset(alive), form, start, tbody, world)
+            for pos in np.flatnonzero(alive):
+                i = int(chunk[pos])
+                s_i = float(cands.s[i])
+                if any(abs(s_i - f.s) < spacing_mm for f in found):
+                    continue
+                c = cands.row(i)
+                att = check_candidate(form, start, c, tbody, world)
+                if att.ok:
+                    hit = True
+                    best = _best_refined(form, start, tbody, frame, c, cands,
+                                         order[lo + pos + 1:], world, [f.s for f in found],
+                                         spacing_mm)
+                    found.append(_finish(charger, target, frame, best, False, list(rejected)))
+                    if len(found) >= k:
+                        return found, rejected
+                elif att.blocked is not None:
+                    reasons[f"blocked by {att.blocked.describe()}"] += 1
         if not hit and not found:
             rejected.append(Rejected(grp.charger_models, grp.target_models,
                                      _describe_block(reasons or blocked_ends)))
@@ -754,7 +763,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     rows = []
     for grp, table in all_tables:
-        table = table.subset(arrival_clear(table, form, tbody, world))
+        table = table.subset(arrival_clear(table, form, tbody))
         table = table.subset(path_prefilter(table, form, start, tbody, world, with_align=False))
         for i in range(len(table)):
             if int(table.family[i]) != 0:
