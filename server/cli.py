@@ -27,7 +27,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 def _root() -> None:
     """Settle charges in rank-and-file wargames from a photo of the table."""
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # one line per message, never wrapped
 
 
 class InputError(Exception):
