@@ -508,8 +508,12 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         alive = (pts[:, :, 0].min(1) >= x0 - e) & (pts[:, :, 0].max(1) <= x1 + e) & \
             (pts[:, :, 1].min(1) >= y0 - e) & (pts[:, :, 1].max(1) <= y1 + e)
         lo, hi = pts.min(axis=1), pts.max(axis=1)
+        gx0, gy0 = lo.min(axis=0)
+        gx1, gy1 = hi.max(axis=0)
         for o in world.obstacles:
             b = o.bounds
+            if b[0] > gx1 + e or b[2] < gx0 - e or b[1] > gy1 + e or b[3] < gy0 - e:
+                continue  # away from every candidate of this stage
             near = alive & (lo[:, 0] <= b[2] + e) & (hi[:, 0] >= b[0] - e) & \
                 (lo[:, 1] <= b[3] + e) & (hi[:, 1] >= b[1] - e)
             j = np.flatnonzero(near)

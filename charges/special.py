@@ -59,25 +59,27 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
     """The special charge when RULES.md 5 applies, else None."""
     others = [u for u in scene.units if u.side != charger.side and u.id != target.id
               and u.state not in ("destroyed", "engaged")]
-    if not others:
-        return None
-    # Cheap exit first: if even without every other unengaged enemy no move exists, terrain,
-    # friends or engaged units are in the way, and there is no special charge.
-    move, _ = search_charge(charger, target, facing, world.without({u.id for u in others}),
-                            allow_target_turn=False)
-    if move is None:
-        return None
-    # Only enemies near the way from the charger to the target can be in the way.
+    # Only enemies near the way from the charger to the target can be in the way: the hull of
+    # the two units, widened by the charger's size (the reach of its wheel and align).
     corridor = shapely.MultiPolygon([charger.body.polygon, target.body.polygon]).convex_hull \
         .buffer(max(charger.formation.width, charger.formation.depth))
     near = [u for u in others if corridor.intersects(u.body.polygon)]
+    if not near:
+        return None
+    # Cheap exit first: if even without those enemies no move exists, terrain, friends or
+    # engaged units are in the way, and there is no special charge.
+    move, _ = search_charge(charger, target, facing, world.without({u.id for u in near}),
+                            allow_target_turn=False)
+    if move is None:
+        return None
     blockers = tuple(u.id for u in near if not could_charge(scene, charger, u, ruleset))
     if not blockers:
         return None
-    move, _ = search_charge(charger, target, facing, world.without(set(blockers)),
-                            allow_target_turn=False)
-    if move is None:
-        return None  # other units in the way could be charged: no special charge
+    if set(blockers) != {u.id for u in near}:
+        move, _ = search_charge(charger, target, facing, world.without(set(blockers)),
+                                allow_target_turn=False)
+        if move is None:
+            return None  # other units in the way could be charged: no special charge
     dist, hit, kind = first_contact(charger.formation, charger.pose, world)
     if kind in ("enemy", "target"):
         return SpecialPlan(blockers, dist, hit, None)
