@@ -99,10 +99,6 @@ class World:
     def without(self, ids: set[str]) -> World:
         return World(self.table, [o for o in self.obstacles if o.id not in ids])
 
-    def with_obstacles(self, extra: list[Obstacle]) -> World:
-        ids = {o.id for o in extra}
-        return World(self.table, [o for o in self.obstacles if o.id not in ids] + extra)
-
     def blocked(self, area: BaseGeometry, target_may_touch: bool = True) -> Blocked | None:
         """First reason ``area`` (a swept area or a final footprint) is not clear, or None.
 
@@ -124,37 +120,3 @@ class World:
             elif shapely.intersects(o.inner, area):
                 return Blocked(o.id, o.kind, "overlaps")
         return None
-
-    def rects_clear(self, rects: np.ndarray) -> np.ndarray:
-        """Vectorised first pass over many boundary rectangles (n, 4, 2): False where a
-        rectangle certainly leaves the table, overlaps a unit or touches an enemy. Rows left
-        True still get the exact test (:meth:`blocked`)."""
-        n = len(rects)
-        ok = np.ones(n, dtype=bool)
-        if n == 0:
-            return ok
-        x0, y0, x1, y1 = self.table.bounds
-        e = g.EPS_MM
-        xs, ys = rects[:, :, 0], rects[:, :, 1]
-        ok &= (xs.min(1) >= x0 - e) & (xs.max(1) <= x1 + e)
-        ok &= (ys.min(1) >= y0 - e) & (ys.max(1) <= y1 + e)
-        lo, hi = rects.min(axis=1), rects.max(axis=1)
-        for o in self.obstacles:
-            coords = getattr(o.polygon, "exterior", None)
-            if o.kind == "terrain" or coords is None or len(coords.coords) != 5:
-                continue
-            b = o.bounds
-            near = ok & (lo[:, 0] <= b[2] + e) & (hi[:, 0] >= b[0] - e) & \
-                (lo[:, 1] <= b[3] + e) & (hi[:, 1] >= b[1] - e)
-            if not near.any():
-                continue
-            depth = g.contact.rect_penetrations(rects[near], np.asarray(coords.coords[:4]))
-            limit = 0.0 if o.kind == "enemy" else e
-            bad = np.zeros(n, dtype=bool)
-            bad[np.flatnonzero(near)[depth > limit]] = True
-            ok &= ~bad
-        return ok
-
-    def touching(self, area: BaseGeometry, kinds: tuple[str, ...] = ("enemy",)) -> list[str]:
-        return [o.id for o in self.obstacles
-                if o.kind in kinds and shapely.dwithin(o.polygon, area, g.EPS_MM)]

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from .constants import EPS_MM
@@ -168,15 +167,6 @@ def _corner_models(a: Body, b: Body, eps: float) -> ModelContacts:
     bm = {k for k in bm if any(touching(base_polygon(b.form, b.pose, *k),
                                         base_polygon(a.form, a.pose, *j), eps) for j in am)}
     return ModelContacts(frozenset(am), frozenset(bm))
-
-
-def contact_line(a: Body, b: Body, eps: float = EPS_MM) -> LineString | None:
-    fc = flush_contact(a, b, eps)
-    return LineString(fc.segment) if fc else None
-
-
-def polygon_of(body: Body) -> Polygon:
-    return body.polygon
 
 
 def _edge_axes(poly: np.ndarray) -> np.ndarray:
