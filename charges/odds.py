@@ -36,9 +36,7 @@ def odds(advance_in: float, distance_in: float, swiftstride: bool = False,
             raise RequestError(f"{name}: must be a finite number of inches")
         if v < 0:
             raise RequestError(f"{name}: must not be negative")
-    from .dice import BEST_TWO_OF_THREE, TWO_D6
-
-    rule = BEST_TWO_OF_THREE if swiftstride else TWO_D6
+    rule = rs.dice(swiftstride)
     needed = rule.needed(distance_in, advance_in)
     table = {k: float(rule.chance_at_least(k)) for k in range(rule.min_total,
                                                                 rule.max_total + 1)}

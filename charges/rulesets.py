@@ -22,9 +22,12 @@ class Ruleset:
     #: Priority names in order (RULES.md 4, seed figure 6).
     priorities: tuple[str, ...]
 
-    def dice_for(self, unit: g.Unit) -> DiceRule:
+    def dice(self, swiftstride: bool) -> DiceRule:
         """RULES.md 3: 2D6, or the best two of 3D6 with Swiftstride."""
-        return BEST_TWO_OF_THREE if unit.swiftstride else TWO_D6
+        return BEST_TWO_OF_THREE if swiftstride else TWO_D6
+
+    def dice_for(self, unit: g.Unit) -> DiceRule:
+        return self.dice(unit.swiftstride)
 
     def charged_facing(self, shares: dict[g.FacingName, float]) -> g.FacingName:
         """RULES.md 1: the arc holding more than half of the charger; else the largest share;
@@ -38,12 +41,6 @@ class Ruleset:
             if flank in tied:
                 return flank  # type: ignore[return-value]
         return tied[0]
-
-    def wheel_cost_mm(self, form: g.Formation, angle_deg: float) -> float:
-        """RULES.md 9: the arc of the outer front corner, W * theta."""
-        import math
-
-        return form.width * math.radians(abs(angle_deg))
 
     def failed_distance_in(self, dice: tuple[int, ...]) -> float:
         """RULES.md 6: the highest single die of the charge roll."""
