@@ -102,7 +102,7 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset) -
         reasons.append(f"{target.id} has been destroyed")
     arc = g.arc_polygons(charger.formation, charger.pose)["front"]
     in_arc = bool(arc.intersects(target.body.polygon)) and \
-        arc.intersection(target.body.polygon).area > 0
+        shapely.intersection(arc, target.body.polygon, grid_size=g.OVERLAY_GRID_MM).area > 0
     if not in_arc:
         reasons.append(f"{target.id} is not inside {charger.id}'s front arc")
     vis = in_arc and visible(scene, charger, target)

@@ -4,7 +4,7 @@ Millimetres and degrees; poses are boundary centres with a facing; one tolerance
 """
 
 from .arcs import arc_polygons, arc_shares, arcs_of_point, in_front_arc
-from .constants import EPS_MM, MM_PER_INCH, in_to_mm, mm_to_in
+from .constants import EPS_MM, MM_PER_INCH, OVERLAY_GRID_MM, in_to_mm, mm_to_in
 from .contact import (
     FlushContact,
     ModelContacts,
@@ -50,7 +50,8 @@ from .scene import Scene, SceneError, Table, Terrain, Unit, load_scene
 from .sweep import rotation_sweep, translation_sweep
 
 __all__ = [
-    "EPS_MM", "MM_PER_INCH", "in_to_mm", "mm_to_in", "Pose", "normalize_deg", "rotate_point",
+    "EPS_MM", "MM_PER_INCH", "OVERLAY_GRID_MM", "in_to_mm", "mm_to_in", "Pose", "normalize_deg",
+    "rotate_point",
     "Formation", "Body", "FacingName", "FACINGS", "boundary", "corners", "facing_segments",
     "facing_normal", "model_bases", "base_polygon", "presented_models", "arc_polygons",
     "arc_shares", "arcs_of_point", "in_front_arc", "Closest", "closest", "touching",

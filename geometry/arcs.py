@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 
+import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
-from .constants import ARC_RAY_MM, EPS_MM
+from .constants import ARC_RAY_MM, EPS_MM, OVERLAY_GRID_MM
 from .formation import FACINGS, FacingName, Formation, corners
 from .pose import Point, Pose
 
@@ -58,7 +59,8 @@ def arc_shares(form: Formation, pose: Pose, geom: BaseGeometry) -> dict[FacingNa
     if area <= 0:
         raise ValueError("arc shares need a geometry with area")
     arcs = arc_polygons(form, pose)
-    return {name: arcs[name].intersection(geom).area / area for name in FACINGS}
+    return {name: shapely.intersection(arcs[name], geom, grid_size=OVERLAY_GRID_MM).area / area
+            for name in FACINGS}
 
 
 def arcs_of_point(form: Formation, pose: Pose, p: Point, tol: float = EPS_MM) -> set[FacingName]:

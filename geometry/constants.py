@@ -13,6 +13,12 @@ MM_PER_INCH = 25.4
 #: most this much (half the tolerance, so a sweep that misses an obstacle by EPS_MM truly misses).
 SWEEP_TOL_MM = EPS_MM / 2
 
+#: Snap-rounding grid for area overlays (intersection/union areas). GEOS's floating overlay can
+#: silently return a wrong result when two inputs carry vertices ~1e-14 mm apart (a corner
+#: rebuilt from a pose next to the same corner rotated); snap rounding on this grid is robust
+#: and moves nothing by a measurable amount.
+OVERLAY_GRID_MM = 1e-9
+
 #: Length of the arc rays (RULES.md 1): longer than any table diagonal, so an arc polygon
 #: clipped at this distance behaves as the infinite wedge on the table.
 ARC_RAY_MM = 100_000.0

@@ -22,7 +22,7 @@ import numpy as np
 import shapely
 from shapely.geometry import MultiPoint, Polygon
 
-from .constants import SWEEP_TOL_MM
+from .constants import OVERLAY_GRID_MM, SWEEP_TOL_MM
 from .pose import Point, rotate_point
 
 
@@ -96,8 +96,18 @@ def _split_at(rect: Sequence[Point], o: Point) -> list[tuple[Point, Point, Point
     s = (o[0] - p0[0]) * ex[0] + (o[1] - p0[1]) * ex[1]
     t = (o[0] - p0[0]) * ey[0] + (o[1] - p0[1]) * ey[1]
     s, t = min(max(s, 0.0), lx), min(max(t, 0.0), ly)
+    s = 0.0 if s <= 1e-9 else lx if s >= lx - 1e-9 else s
+    t = 0.0 if t <= 1e-9 else ly if t >= ly - 1e-9 else t
+
+    # Points that coincide with o or a corner are returned exactly as given: a vertex rebuilt
+    # from the frame differs by ~1e-14 mm, and GEOS overlays of the sweep against the start
+    # rectangle can fail outright on such near-duplicate vertices.
+    exact = {(0.0, 0.0): rect[0], (lx, 0.0): rect[1], (lx, ly): rect[2], (0.0, ly): rect[3]}
+    exact.setdefault((s, t), o)
 
     def at(a: float, b: float) -> Point:
+        if (a, b) in exact:
+            return tuple(exact[(a, b)])  # type: ignore[return-value]
         return (p0[0] + a * ex[0] + b * ey[0], p0[1] + a * ex[1] + b * ey[1])
 
     pieces = []
@@ -150,11 +160,17 @@ def rotation_sweep(rect: Sequence[Point], centre: Point, angle_deg: float) -> Po
             a, b = np.asarray(rect[i]), np.asarray(rect[(i + 1) % n])
             d = b - a
             t = float(np.clip((np.asarray(centre) - a) @ d / (d @ d), 0.0, 1.0))
-            foot = tuple(map(float, a + t * d))
+            # A foot at an end is that corner exactly (see _split_at on near-duplicates).
+            foot = rect[i] if t <= 1e-12 else rect[(i + 1) % n] if t >= 1 - 1e-12 else \
+                tuple(map(float, a + t * d))
             for far in (tuple(map(float, a)), tuple(map(float, b))):
                 if math.dist(far, foot) > 1e-9:
                     parts.append(_band_sweep(foot, far, centre, theta))  # type: ignore[arg-type]
     if len(parts) == 1:
         return parts[0]
     merged = shapely.union_all(parts)
+    if merged.geom_type != "Polygon" or merged.area < max(p.area for p in parts) - 1e-6:
+        # The pieces share their vertices exactly, so the floating overlay holds; should GEOS
+        # still lose a piece (see OVERLAY_GRID_MM), snap rounding is robust.
+        merged = shapely.union_all(parts, grid_size=OVERLAY_GRID_MM)
     return merged  # type: ignore[return-value]

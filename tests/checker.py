@@ -75,7 +75,8 @@ def charged_side(target_form: g.Formation, target_pose: g.Pose, charger_poly: Po
     one facing only when the decision is within rounding of a tie."""
     arcs = g.arc_polygons(target_form, target_pose)
     area = charger_poly.area
-    shares = {k: arcs[k].intersection(charger_poly).area / area for k in g.FACINGS}
+    shares = {k: shapely.intersection(arcs[k], charger_poly, grid_size=1e-9).area / area
+              for k in g.FACINGS}
     best = max(shares.values())
     near = {k for k, v in shares.items() if v >= best - 1e-6}
     if best > 0.5 + 1e-6:
