@@ -44,7 +44,7 @@ def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
     for u in live:
         if u.state != "ready" or u.advance_in is None:
             continue
-        front = g.arc_polygons(u.formation, u.pose)["front"]
+        front = u.body.arcs["front"]
         for e in live:
             if e.side == u.side or not front.intersects(e.body.polygon):
                 continue

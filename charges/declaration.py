@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import shapely
@@ -47,10 +48,48 @@ def _points_along(line: shapely.LineString | shapely.MultiLineString, step: floa
     return np.asarray(pts, dtype=float)
 
 
+@lru_cache(maxsize=4096)
+def _wall_parts(poly: shapely.Polygon) -> tuple[np.ndarray, ...]:
+    """Convex pieces (vertex arrays) of ``poly`` pulled in by EPS_MM: a sight line that only
+    grazes a unit or a terrain piece is not blocked by it. Cached: the same units and terrain
+    stand between many pairs of a charge map."""
+    inner = g.contact.shrunk(poly)
+    if inner.is_empty:
+        return ()
+    pieces = getattr(inner, "geoms", [inner])
+    out = []
+    for piece in pieces:
+        if piece.equals(piece.convex_hull):
+            out.append(np.asarray(piece.exterior.coords[:-1]))
+        else:
+            tris = shapely.constrained_delaunay_triangles(piece)
+            out.extend(np.asarray(t.exterior.coords[:-1]) for t in tris.geoms)
+    return tuple(out)
+
+
+def segments_hit(a: np.ndarray, b: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """Which segments ``a[i]``-``b[i]`` meet any of the convex polygons ``parts`` (P, k, 2)
+    (touching counts), by separating axes: each polygon's edge normals and each segment's
+    normal. Polygons with fewer vertices are padded by repeating their last one: the
+    zero-length edge gives a null axis, which never separates."""
+    edges = np.roll(parts, -1, axis=1) - parts
+    normals = np.stack([edges[..., 1], -edges[..., 0]], axis=-1)  # (P, k, 2)
+    pv = np.einsum("pvc,pkc->pvk", parts, normals)  # vertex v on axis k
+    lo, hi = pv.min(axis=1), pv.max(axis=1)  # (P, k)
+    pa = np.einsum("nc,pkc->npk", a, normals)
+    pb = np.einsum("nc,pkc->npk", b, normals)
+    apart = ((np.maximum(pa, pb) < lo) | (np.minimum(pa, pb) > hi)).any(axis=2)  # (n, P)
+    d = b - a
+    m = np.stack([d[:, 1], -d[:, 0]], axis=1)  # (n, 2)
+    side = np.einsum("pvc,nc->npv", parts, m) - (a * m).sum(axis=1)[:, None, None]
+    apart |= (side > 0).all(axis=2) | (side < 0).all(axis=2)
+    return ~apart.all(axis=1)
+
+
 def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
     """RULES.md 2: a clear straight line from the front facing to the target inside the front
     arc."""
-    arc = g.arc_polygons(charger.formation, charger.pose)["front"]
+    arc = charger.body.arcs["front"]
     seen = target.body.polygon.exterior.intersection(arc)
     if seen.is_empty:
         return False
@@ -68,28 +107,29 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
         return False
     b = np.concatenate(b_list)
     # Only what stands between the front facing and the seen part of the target can block.
-    between = shapely.MultiPoint(np.concatenate([a, b])).convex_hull
+    ends = np.concatenate([a, b])
+    (x0, y0), (x1, y1) = ends.min(axis=0), ends.max(axis=0)
+    between = shapely.MultiPoint(ends).convex_hull
     candidates = [u.body.polygon for u in scene.units
                   if u.id not in (charger.id, target.id) and u.state != "destroyed"]
     candidates += [t.shape for t in scene.terrain if t.opaque]
-    walls = [g.contact.shrunk(p) for p in candidates if between.intersects(p)]
-    walls = [w for w in walls if not w.is_empty]
-    if not walls:
+    pieces: list[np.ndarray] = []
+    if candidates:
+        bx = shapely.bounds(candidates)
+        near = (bx[:, 0] <= x1) & (bx[:, 2] >= x0) & (bx[:, 1] <= y1) & (bx[:, 3] >= y0)
+        for i in np.flatnonzero(near):
+            if between.intersects(candidates[i]):
+                pieces.extend(_wall_parts(candidates[i]))
+    if not pieces:
         return True
-    for w in walls:
-        shapely.prepare(w)
+    k = max(len(q) for q in pieces)
+    parts = np.stack([np.concatenate([q, np.repeat(q[-1:], k - len(q), axis=0)])
+                      for q in pieces])
     # A handful of lines first (usually one of them is clear), then every pair.
     for sa, sb in ((max(1, len(a) // 4), max(1, len(b) // 6)), (1, 1)):
         aa = np.repeat(a[::sa], len(b[::sb]), axis=0)
         bb = np.tile(b[::sb], (len(a[::sa]), 1))
-        clear = np.ones(len(aa), dtype=bool)
-        lines = shapely.linestrings(np.stack([aa, bb], axis=1))
-        for wall in walls:
-            idx = np.flatnonzero(clear)
-            if len(idx) == 0:
-                break
-            clear[idx[shapely.intersects(wall, lines[idx])]] = False
-        if clear.any():
+        if not segments_hit(aa, bb, parts).all():
             return True
     return False
 
@@ -100,7 +140,7 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset) -
         reasons.append(f"{charger.id} is {charger.state}, and only a ready unit may charge")
     if target.state == "destroyed":
         reasons.append(f"{target.id} has been destroyed")
-    arc = g.arc_polygons(charger.formation, charger.pose)["front"]
+    arc = charger.body.arcs["front"]
     in_arc = bool(arc.intersects(target.body.polygon)) and \
         shapely.intersection(arc, target.body.polygon, grid_size=g.OVERLAY_GRID_MM).area > 0
     if not in_arc:
@@ -115,6 +155,7 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset) -
     if dist.distance_in > max_range + 1e-9:
         reasons.append(f"{target.id} is {dist.distance_in:.2f} in away, beyond the longest "
                        f"possible charge of {max_range:g} in")
-    shares = g.arc_shares(target.formation, target.pose, charger.body.polygon)
+    shares = g.arc_shares(target.formation, target.pose, charger.body.polygon,
+                          target.body.arcs)
     facing = ruleset.charged_facing(shares)
     return Declaration(not reasons, reasons, in_arc, vis, dist, max_range, shares, facing)

@@ -53,12 +53,14 @@ def arc_polygons(form: Formation, pose: Pose, reach: float = ARC_RAY_MM) -> dict
     return out
 
 
-def arc_shares(form: Formation, pose: Pose, geom: BaseGeometry) -> dict[FacingName, float]:
-    """Share of ``geom``'s area lying in each arc (RULES.md 1, seed figure 4)."""
+def arc_shares(form: Formation, pose: Pose, geom: BaseGeometry,
+               arcs: dict[FacingName, Polygon] | None = None) -> dict[FacingName, float]:
+    """Share of ``geom``'s area lying in each arc (RULES.md 1, seed figure 4); ``arcs`` when the
+    caller already has them (``Body.arcs``)."""
     area = geom.area
     if area <= 0:
         raise ValueError("arc shares need a geometry with area")
-    arcs = arc_polygons(form, pose)
+    arcs = arcs if arcs is not None else arc_polygons(form, pose)
     return {name: shapely.intersection(arcs[name], geom, grid_size=OVERLAY_GRID_MM).area / area
             for name in FACINGS}
 

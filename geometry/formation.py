@@ -171,5 +171,13 @@ class Body:
     def facings(self) -> dict[FacingName, tuple[Point, Point]]:
         return facing_segments(self.form, self.pose)
 
+    @cached_property
+    def arcs(self) -> dict[FacingName, Polygon]:
+        """The four arcs (RULES.md 1), built once per body: a charge map asks for them once
+        per pair of units."""
+        from .arcs import arc_polygons
+
+        return arc_polygons(self.form, self.pose)
+
     def at(self, pose: Pose) -> Body:
         return Body(self.form, pose)
