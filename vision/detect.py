@@ -31,7 +31,7 @@ from .markers import MarkerSet, load_markers
 from .table import TableView, calibrate_table
 from .trays import (
     edge_points,
-    fit_outline,
+    fit_outlines,
     marker_sigmas,
     measure_marker,
     pose_from_marker,
@@ -206,32 +206,34 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         found_units.append((um, fixes[0], pose_from_marker(fixes[0], um)))
     t_e = time.perf_counter()
     edges = edge_points(gray, view, [(um, pose) for um, _, pose in found_units]) if refine \
-        else [None] * len(found_units)
+        else []
     timings["outline_edges"] = (time.perf_counter() - t_e) * 1000
-    for (um, fix, pose), edge in zip(found_units, edges, strict=True):
-        s_mm, s_deg = marker_sigmas(fix, um, view)
+    sigmas = [marker_sigmas(fix, um, view) for um, fix, _ in found_units]
+    fits = fit_outlines(edges, [um for um, _, _ in found_units],
+                        [pose for _, _, pose in found_units],
+                        [max(s_mm, 0.3) for s_mm, _ in sigmas],
+                        [max(s_deg, 0.3) for _, s_deg in sigmas]) if refine \
+        else [None] * len(found_units)
+    for (um, fix, pose), (s_mm, s_deg), fit in zip(found_units, sigmas, fits, strict=True):
         method = "marker"
         info: dict[str, Any] = {"marker_px": round(fix.px_per_mm * um.marker_size_mm, 1)}
-        if edge is not None:
-            pts, side = edge
-            fit = fit_outline(pts, side, um, pose, max(s_mm, 0.3), max(s_deg, 0.3))
-            if fit is not None:
-                moved = math.hypot(fit.pose.x - pose.x, fit.pose.y - pose.y)
-                turned = abs((fit.pose.facing - pose.facing + 180) % 360 - 180)
-                if moved < 3 * max(s_mm, 0.15) + 0.2 and turned < 3 * max(s_deg, 0.15) + 0.2:
-                    if fix.px_per_mm >= OUTLINE_POSITION_MIN_PX_PER_MM:
-                        pose, s_mm, s_deg = fit.pose, fit.sigma_mm, fit.sigma_deg
-                        method = "outline"
-                    else:
-                        # Coarse photo: the blurred rim biases the outline's position by a
-                        # few tenths of a mm, but its long sides still give the better facing.
-                        fix.facing = fit.pose.facing
-                        pose, s_deg = pose_from_marker(fix, um), fit.sigma_deg
-                        method = "marker+outline facing"
-                    info.update(edge_points=fit.points, sides=fit.sides,
-                                edge_rms_mm=round(fit.rms_mm, 3))
+        if fit is not None:
+            moved = math.hypot(fit.pose.x - pose.x, fit.pose.y - pose.y)
+            turned = abs((fit.pose.facing - pose.facing + 180) % 360 - 180)
+            if moved < 3 * max(s_mm, 0.15) + 0.2 and turned < 3 * max(s_deg, 0.15) + 0.2:
+                if fix.px_per_mm >= OUTLINE_POSITION_MIN_PX_PER_MM:
+                    pose, s_mm, s_deg = fit.pose, fit.sigma_mm, fit.sigma_deg
+                    method = "outline"
                 else:
-                    info["outline_rejected"] = f"moved {moved:.2f} mm, turned {turned:.2f} deg"
+                    # Coarse photo: the blurred rim biases the outline's position by a few
+                    # tenths of a mm, but its long sides still give the better facing.
+                    fix.facing = fit.pose.facing
+                    pose, s_deg = pose_from_marker(fix, um), fit.sigma_deg
+                    method = "marker+outline facing"
+                info.update(edge_points=fit.points, sides=fit.sides,
+                            edge_rms_mm=round(fit.rms_mm, 3))
+            else:
+                info["outline_rejected"] = f"moved {moved:.2f} mm, turned {turned:.2f} deg"
         s_mm = math.hypot(s_mm, view.residual_mm / 2)
         unit = um.scene_fields()
         unit.update(x=round(pose.x, 3), y=round(pose.y, 3), facing=round(pose.facing, 4),
