@@ -54,7 +54,7 @@ def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
                 legal: bool | None = res.move is not None
                 models = res.move.models if res.move is not None else None
             else:
-                d = declare(scene, u, e, rs)
+                d = declare(scene, u, e, rs, every_reason=False)
                 rule = rs.dice_for(u)
                 needed = rule.needed(d.distance.distance_in, u.advance_in)
                 chance = float(rule.chance_at_least(needed)) if d.declarable else 0.0

@@ -125,16 +125,31 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
     k = max(len(q) for q in pieces)
     parts = np.stack([np.concatenate([q, np.repeat(q[-1:], k - len(q), axis=0)])
                       for q in pieces])
+    # The walls reaching furthest across the way first: they block the most lines, and each
+    # later wall only tests the lines still clear.
+    lo, hi = parts.min(axis=1), parts.max(axis=1)
+    span = (np.minimum(hi, (x1, y1)) - np.maximum(lo, (x0, y0))).clip(0).prod(axis=1)
+    parts = parts[np.argsort(-span)]
     # A handful of lines first (usually one of them is clear), then every pair.
     for sa, sb in ((max(1, len(a) // 4), max(1, len(b) // 6)), (1, 1)):
         aa = np.repeat(a[::sa], len(b[::sb]), axis=0)
         bb = np.tile(b[::sb], (len(a[::sa]), 1))
-        if not segments_hit(aa, bb, parts).all():
+        clear = np.arange(len(aa))
+        for part in parts:
+            clear = clear[~segments_hit(aa[clear], bb[clear], part[None])]
+            if len(clear) == 0:
+                break
+        else:
             return True
     return False
 
 
-def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset) -> Declaration:
+def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
+            every_reason: bool = True) -> Declaration:
+    """RULES.md 2. With ``every_reason`` every failed condition is listed (a ruling names them
+    all); without it, a target beyond the longest possible charge is not also checked for
+    sight lines, the costly test, since it is not declarable anyway (a charge map needs only
+    the yes or no: most pairs on a big table are out of range)."""
     reasons: list[str] = []
     if charger.state != "ready":
         reasons.append(f"{charger.id} is {charger.state}, and only a ready unit may charge")
@@ -145,14 +160,15 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset) -
         shapely.intersection(arc, target.body.polygon, grid_size=g.OVERLAY_GRID_MM).area > 0
     if not in_arc:
         reasons.append(f"{target.id} is not inside {charger.id}'s front arc")
-    vis = in_arc and visible(scene, charger, target)
-    if in_arc and not vis:
-        reasons.append(f"{charger.id} cannot see {target.id}: every line from its front inside "
-                       "its front arc crosses another unit or opaque terrain")
     dist = g.closest(charger.body.polygon, target.body.polygon)
     assert charger.advance_in is not None
     max_range = charger.advance_in + ruleset.dice_for(charger).max_total
-    if dist.distance_in > max_range + 1e-9:
+    too_far = dist.distance_in > max_range + 1e-9
+    vis = in_arc and (every_reason or not too_far) and visible(scene, charger, target)
+    if in_arc and not vis and (every_reason or not too_far):
+        reasons.append(f"{charger.id} cannot see {target.id}: every line from its front inside "
+                       "its front arc crosses another unit or opaque terrain")
+    if too_far:
         reasons.append(f"{target.id} is {dist.distance_in:.2f} in away, beyond the longest "
                        f"possible charge of {max_range:g} in")
     shares = g.arc_shares(target.formation, target.pose, charger.body.polygon,

@@ -6,10 +6,13 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import charges
 import geometry as g
+from bench.tables import random_table
+from charges.declaration import declare
 from charges.dice import BEST_TWO_OF_THREE, TWO_D6
 
 SAMPLE = Path(__file__).resolve().parents[2] / "server" / "samples" / "scene.json"
@@ -65,3 +68,18 @@ def test_charge_map_of_the_sample_table():
     checked = {(e.charger, e.target): e for e in charges.charge_map(scene, check_moves=True)}
     assert checked[("knights", "spears")].legal_move is True
     assert checked[("knights", "spears")].models_in_contact == 11
+
+
+def test_charge_map_agrees_with_full_declarations_on_a_crowded_table():
+    # The map skips sight lines for pairs beyond the longest charge; that must not change any
+    # yes/no, facing or odds against a full declaration listing every reason.
+    rs = charges.rulesets.get_ruleset("t9a-1")
+    sc = g.load_scene(random_table(np.random.default_rng(5), per_side=12, terrain=4))
+    entries = charges.charge_map(sc)
+    assert len(entries) > 50
+    far = 0
+    for m in entries:
+        d = declare(sc, sc.unit(m.charger), sc.unit(m.target), rs)
+        assert (m.declarable, m.facing) == (d.declarable, d.facing)
+        far += any("beyond the longest" in r for r in d.reasons)
+    assert 0 < far < len(entries)
