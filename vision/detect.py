@@ -30,10 +30,11 @@ from .errors import DetectionError
 from .markers import MarkerSet, load_markers
 from .table import TableView, calibrate_table
 from .trays import (
+    MarkerFix,
     edge_points,
     fit_outlines,
     marker_sigmas,
-    measure_marker,
+    measure_markers,
     pose_from_marker,
 )
 
@@ -184,11 +185,15 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     missing: list[str] = []
     rejected: list[dict[str, Any]] = []
     found_units = []
+    looked = [(um, q) for um in ms.units for q in tray_seen.get(um.marker, [])]
+    measured = measure_markers([q for _, q in looked], view, [um for um, _ in looked])
+    by_unit: dict[str, list[MarkerFix]] = {}
+    for (um, _), fix in zip(looked, measured, strict=True):
+        by_unit.setdefault(um.id, []).append(fix)
     for um in ms.units:
         quads = tray_seen.get(um.marker, [])
         fixes = []
-        for q in quads:
-            fix = measure_marker(q, view, um)
+        for fix in by_unit.get(um.id, []):
             if fix.problem:
                 rejected.append({"marker": um.marker, "unit": um.id, "reason": fix.problem})
                 warnings.append(fix.problem)

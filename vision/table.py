@@ -108,8 +108,10 @@ class TableView:
         Hi = self.Hinv
         B = p0 @ Hi[:, :2].T + Hi[:, 2]  # (R, 3)
         D = dd @ Hi[:, :2].T  # (R, 3)
-        X = B[:, None, :] + offsets[..., None] * D[:, None, :]
-        px = X[..., :2] / X[..., 2:3]
+        w = B[:, 2:3] + offsets * D[:, 2:3]
+        px = np.empty((*offsets.shape, 2))
+        px[..., 0] = (B[:, 0:1] + offsets * D[:, 0:1]) / w
+        px[..., 1] = (B[:, 1:2] + offsets * D[:, 1:2]) / w
         if self.intr.distorted:
             px = self.intr.distort(px.reshape(-1, 2)).reshape(px.shape)
         return px

@@ -48,44 +48,60 @@ class MarkerFix:
 def measure_marker(raw: np.ndarray, view: TableView, unit: UnitMarker) -> MarkerFix:
     """Marker corners (raw pixels, ArUco order) to its pose on the table at its height, with a
     ``problem`` when the quad is not the printed square."""
-    q = view.to_table(raw, unit.height_mm)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    side = float(sides.mean())
-    size = unit.marker_size_mm
-    px_side = float(np.linalg.norm(raw - np.roll(raw, -1, axis=0), axis=1).mean())
-    problem = None
-    if abs(side - size) > SIZE_TOL * size or np.any(np.abs(sides - size) > 1.5 * SIZE_TOL * size):
-        problem = (f"marker {unit.marker} ('{unit.id}') measures {side:.1f} mm on the table, "
-                   f"not {size:g} mm: not that tray's marker, rejected")
-    else:
-        for k in range(4):
-            a = q[k - 1] - q[k]
-            b = q[(k + 1) % 4] - q[k]
-            ang = math.degrees(math.acos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)),
-                                                 -1, 1)))
-            if abs(ang - 90) > SQUARE_TOL_DEG:
-                problem = (f"marker {unit.marker} ('{unit.id}') is not square on the table "
-                           f"(a corner of {ang:.0f} degrees): rejected")
-                break
-    # Diagonal intersection.
-    d1, d2 = q[2] - q[0], q[3] - q[1]
-    A = np.array([d1, -d2]).T
-    try:
-        s, _ = np.linalg.solve(A, q[1] - q[0])
-        centre = q[0] + s * d1
-    except np.linalg.LinAlgError:
-        centre = q.mean(axis=0)
+    return measure_markers([raw], view, [unit])[0]
+
+
+def measure_markers(raws: list[np.ndarray], view: TableView,
+                    units: list[UnitMarker]) -> list[MarkerFix]:
+    """:func:`measure_marker` for every tray marker of a photo in one set of array operations
+    (one table projection for all corners; a call per marker cost ~0.6 ms of numpy
+    overhead)."""
+    if not raws:
+        return []
+    raw = np.asarray(raws, np.float64).reshape(-1, 4, 2)
+    z = np.repeat([u.height_mm for u in units], 4)
+    q = view.to_table(raw.reshape(-1, 2), z).reshape(-1, 4, 2)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2)
+    side = sides.mean(axis=1)
+    px_side = np.linalg.norm(raw - np.roll(raw, -1, axis=1), axis=2).mean(axis=1)
+    # Corner angles: corner k between the edges to corners k-1 and k+1.
+    va, vb = np.roll(q, 1, axis=1) - q, np.roll(q, -1, axis=1) - q
+    cos = np.einsum("mkj,mkj->mk", va, vb) / (np.linalg.norm(va, axis=2)
+                                             * np.linalg.norm(vb, axis=2))
+    ang = np.degrees(np.arccos(np.clip(cos, -1, 1)))
+    # Diagonal intersection: q0 + s (q2 - q0) = q1 + u (q3 - q1).
+    d1, d2, rhs = q[:, 2] - q[:, 0], q[:, 3] - q[:, 1], q[:, 1] - q[:, 0]
+    det = d2[:, 0] * d1[:, 1] - d1[:, 0] * d2[:, 1]
+    ok = np.abs(det) > 1e-12
+    s = (d2[:, 0] * rhs[:, 1] - rhs[:, 0] * d2[:, 1]) / np.where(ok, det, 1.0)
+    centre = np.where(ok[:, None], q[:, 0] + s[:, None] * d1, q.mean(axis=1))
+
     # Top edge towards the unit's front: TL-BL and TR-BR point forward, TL->TR is "right".
     def unit_vec(v: np.ndarray) -> np.ndarray:
-        return v / (np.linalg.norm(v) + 1e-12)
+        return v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-12)
 
     def turn_left(v: np.ndarray) -> np.ndarray:
-        return np.array([-v[1], v[0]])
+        return np.stack([-v[:, 1], v[:, 0]], axis=1)
 
-    fwd = (unit_vec(q[0] - q[3]) + unit_vec(q[1] - q[2])
-           + turn_left(unit_vec(q[1] - q[0])) + turn_left(unit_vec(q[2] - q[3])))
-    facing = math.degrees(math.atan2(fwd[1], fwd[0]))
-    return MarkerFix(centre, facing, side, q, px_side / side, problem)
+    fwd = (unit_vec(q[:, 0] - q[:, 3]) + unit_vec(q[:, 1] - q[:, 2])
+           + turn_left(unit_vec(q[:, 1] - q[:, 0])) + turn_left(unit_vec(q[:, 2] - q[:, 3])))
+    facing = np.degrees(np.arctan2(fwd[:, 1], fwd[:, 0]))
+    out = []
+    for i, unit in enumerate(units):
+        size = unit.marker_size_mm
+        problem = None
+        if (abs(side[i] - size) > SIZE_TOL * size
+                or np.any(np.abs(sides[i] - size) > 1.5 * SIZE_TOL * size)):
+            problem = (f"marker {unit.marker} ('{unit.id}') measures {side[i]:.1f} mm on the "
+                       f"table, not {size:g} mm: not that tray's marker, rejected")
+        else:
+            off = np.flatnonzero(np.abs(ang[i] - 90) > SQUARE_TOL_DEG)
+            if off.size:
+                problem = (f"marker {unit.marker} ('{unit.id}') is not square on the table "
+                           f"(a corner of {ang[i, off[0]]:.0f} degrees): rejected")
+        out.append(MarkerFix(centre[i], float(facing[i]), float(side[i]), q[i],
+                             float(px_side[i] / side[i]), problem))
+    return out
 
 
 def pose_from_marker(fix: MarkerFix, unit: UnitMarker) -> Pose:
@@ -185,6 +201,15 @@ def edge_points(gray: np.ndarray, view: TableView,
     return list(zip(np.split(pts, cuts), np.split(side_g, cuts), strict=True))
 
 
+def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Median of each row of ``x`` over ``mask`` (0 for an empty row)."""
+    k = mask.sum(axis=1)
+    srt = np.sort(np.where(mask, x, np.inf), axis=1)
+    lo = np.take_along_axis(srt, np.maximum((k - 1) // 2, 0)[:, None], axis=1)[:, 0]
+    hi = np.take_along_axis(srt, np.maximum(k // 2, 0)[:, None], axis=1)[:, 0]
+    return np.where(k > 0, (lo + hi) / 2, 0.0)
+
+
 def fit_outline(pts: np.ndarray, side: np.ndarray, unit: UnitMarker, prior: Pose,
                 prior_sigma_mm: float, prior_sigma_deg: float) -> OutlineFit | None:
     """Robust fit of the known-size rectangle to edge points, with the marker pose as a prior.
@@ -239,12 +264,9 @@ def fit_outlines(edges: list[tuple[np.ndarray, np.ndarray]], units: list[UnitMar
         rx, ry = P[..., 0] - p[:, :1], P[..., 1] - p[:, 1:2]
         r = nx * rx + ny * ry - hs
         if it in (1, 3):
-            rk = np.where(keep, r, np.nan)
-            has = keep.any(axis=1)
-            rk[~has] = 0.0  # no points left: nanmedian would warn; such a tray has failed
-            med = np.nanmedian(rk, axis=1)
-            mad = np.nanmedian(np.abs(rk - med[:, None]), axis=1) * 1.4826
-            scale = np.maximum(np.where(has, mad, 1.0), 0.03)
+            med = _masked_median(r, keep)
+            mad = _masked_median(np.abs(r - med[:, None]), keep) * 1.4826
+            scale = np.maximum(np.where(keep.any(axis=1), mad, 1.0), 0.03)
         if it >= 1:
             keep = V & (np.abs(r) < np.maximum(4 * scale, 0.15)[:, None])
             u = r / (4.685 * scale[:, None])
@@ -258,8 +280,8 @@ def fit_outlines(edges: list[tuple[np.ndarray, np.ndarray]], units: list[UnitMar
             break
         J = np.stack([-nx, -ny, -ny * rx + nx * ry], axis=2)  # d r / d (x, y, theta)
         sw = weights / scale[:, None] ** 2
-        A = np.einsum("tni,tnj->tij", J * sw[..., None], J) + ip[:, :, None] * eye
-        g = np.einsum("tni,tn->ti", J, sw * r) + (p - p0) * ip
+        A = (J * sw[..., None]).transpose(0, 2, 1) @ J + ip[:, :, None] * eye
+        g = (J * (sw * r)[..., None]).sum(axis=1) + (p - p0) * ip
         delta = -np.linalg.solve(A, g[..., None])[..., 0]
         A_last[active], r_last[active], w_last[active] = A[active], r[active], weights[active]
         p = np.where(active[:, None], p + delta, p)
