@@ -73,34 +73,65 @@ def to_gray(image: Any) -> np.ndarray:
 
 
 def aruco_detector(markers: MarkerSet, windows: tuple[int, int, int] = (9, 9, 10),
-                   min_perimeter_rate: float = 0.012) -> cv2.aruco.ArucoDetector:
+                   min_perimeter_rate: float = 0.012,
+                   refinement: int = cv2.aruco.CORNER_REFINE_CONTOUR) -> cv2.aruco.ArucoDetector:
     """OpenCV 5 ArUco detector with CONTOUR corner refinement, tuned for small tray markers
     (a 25 mm marker can be 30 px across at the far end of a tilted 4K photo). ``windows`` is
     (min, max, step) of the adaptive-threshold window sizes: one size is twice as fast as
     OpenCV's three and finds every marker on an evenly lit table."""
     p = cv2.aruco.DetectorParameters()
-    p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR
+    p.cornerRefinementMethod = refinement
     p.minMarkerPerimeterRate = min_perimeter_rate
     p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeMax, p.adaptiveThreshWinSizeStep = windows
     return cv2.aruco.ArucoDetector(markers.aruco_dictionary, p)
 
 
 FALLBACK_WINDOWS = (5, 35, 10)
+HALF_SIZE_MIN_PX = 3000
+"""Photos at least this long (4K, 12 MP) are searched for markers at half size first: ArUco's
+thresholding and contour search cost ~45 ms on 12 MP and ~15 ms at half size, and a 25 mm
+marker is still 14-26 px across there. The corners are then put back on the full photo by the
+edge fits of :func:`~vision.edges.refine_quads`, first with a wide search (a half-size corner
+can be 2 px off in the photo) and then as for any marker. A marker the half-size pass misses
+(the smallest ones at the far end of a steep photo) sends the whole photo through the
+full-size pass, so nothing is lost but time."""
+HALF_WINDOWS = (5, 5, 10)  # a 5 px window at half size (10 px in the photo) finds the most
+COARSE_SEARCH_PX = 4.0
 OUTLINE_POSITION_MIN_PX_PER_MM = 1.2
 """Below this scale (a 1080p photo of a whole table is ~0.85 px/mm) the tray outline fit
 decides the facing only; the position stays the marker's (measured: bench/vision.py)."""
 
 
+def _half_size_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.ndarray]]:
+    """Markers found on the photo at half size, corners (ArUco order) fitted on the full
+    photo with a wide search (to be refined once more like any detection)."""
+    h, w = gray.shape[0] // 2, gray.shape[1] // 2
+    small = cv2.resize(gray[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
+    corners, ids, _ = aruco_detector(markers, HALF_WINDOWS,
+                                     refinement=cv2.aruco.CORNER_REFINE_NONE
+                                     ).detectMarkers(small)
+    if ids is None:
+        return []
+    # Pixel i at half size averages photo pixels 2i and 2i + 1.
+    start = np.array([c.reshape(4, 2) for c in corners], np.float64) * 2 + 0.5
+    quads, _ = refine_quads(gray, start, search_px=COARSE_SEARCH_PX)
+    return list(zip(ids.ravel().tolist(), quads, strict=True))
+
+
 def find_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.ndarray]]:
     """Every decoded marker as (id, raw 4x2 corners in ArUco order, edge-refined).
 
-    A fast pass with one threshold window first; if any marker of the set is missing, a second
-    pass with several windows (uneven light, deep shadow) and the union of both."""
-    corners, ids, _ = aruco_detector(markers).detectMarkers(gray)
-    found = [] if ids is None else list(zip(ids.ravel().tolist(), corners, strict=True))
+    Large photos first at half size (:data:`HALF_SIZE_MIN_PX`); then, while any marker of the
+    set is missing, the full photo with one threshold window, and last with several windows
+    (uneven light, deep shadow); the union of the passes."""
     expected = set(markers.table_by_id) | set(markers.unit_by_marker)
-    if not expected <= {i for i, _ in found}:
-        c2, ids2, _ = aruco_detector(markers, FALLBACK_WINDOWS).detectMarkers(gray)
+    found: list[tuple[int, np.ndarray]] = []
+    if max(gray.shape[:2]) >= HALF_SIZE_MIN_PX:
+        found = _half_size_markers(gray, markers)
+    for windows in ((9, 9, 10), FALLBACK_WINDOWS):
+        if expected <= {i for i, _ in found}:
+            break
+        c2, ids2, _ = aruco_detector(markers, windows).detectMarkers(gray)
         if ids2 is not None:
             centres = [c.reshape(4, 2).mean(axis=0) for _, c in found]
             for i, c in zip(ids2.ravel().tolist(), c2, strict=True):

@@ -88,3 +88,36 @@ def test_bundled_sample_photo_reproduces_the_sample_scene():
         for key in ("side", "files", "ranks", "advance_in"):
             assert by_id[t["id"]][key] == t[key]
         assert list(by_id[t["id"]]["base"]) == t["base"]
+
+
+def test_4k_photo_half_size_marker_search_keeps_the_accuracy(monkeypatch):
+    """Large photos look for markers at half size first (vision.detect.HALF_SIZE_MIN_PX); the
+    corners refitted on the full photo give the same poses as a full-size search, and a marker
+    the half-size pass misses is still found by the full-size pass."""
+    import importlib
+
+    from vision.synth import Shot, random_table, render
+
+    scene, markers = random_table(13, n_units=10, marker_mm=25)
+    shot = render(scene, markers, Shot(width=3840, height=2160, tilt_deg=30, seed=13))
+    fast = detect(shot.image, markers)
+    assert fast["detection"]["missing_units"] == [] and fast["detection"]["warnings"] == []
+    err = errors(fast, shot.scene)
+    pos, face, corner = (np.array([e[i] for e in err.values()]) for i in range(3))
+    assert np.percentile(pos, 95) <= 0.2 and np.percentile(face, 95) <= 0.25, (pos, face)
+    assert np.percentile(corner, 95) <= 0.5, corner
+
+    detect_mod = importlib.import_module("vision.detect")  # the module, not the function
+    half = detect_mod._half_size_markers
+    monkeypatch.setattr(detect_mod, "_half_size_markers",
+                        lambda gray, ms: half(gray, ms)[::2])  # half of them "missed"
+    partial = detect(shot.image, markers)
+    monkeypatch.setattr(detect_mod, "HALF_SIZE_MIN_PX", 10 ** 9)
+    full = detect(shot.image, markers)
+    for other in (partial, full):
+        assert other["detection"]["missing_units"] == []
+        by_id = {u["id"]: u for u in other["units"]}
+        for u in fast["units"]:
+            v = by_id[u["id"]]
+            assert abs(u["x"] - v["x"]) < 0.05 and abs(u["y"] - v["y"]) < 0.05, (u, v)
+            assert abs((u["facing"] - v["facing"] + 180) % 360 - 180) < 0.05, (u, v)
