@@ -12,7 +12,9 @@ if TYPE_CHECKING:
 
 
 def _in(mm: float) -> str:
-    return f"{g.mm_to_in(mm):.2f} in ({mm:.0f} mm)"
+    """Inches for the players, millimetres to check with a ruler (tenths when small)."""
+    return f"{g.mm_to_in(mm):.2f} in ({mm:.1f} mm)" if mm < 10 else \
+        f"{g.mm_to_in(mm):.2f} in ({mm:.0f} mm)"
 
 
 def poss(name: str) -> str:
@@ -141,8 +143,10 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
         if res.in_range:
             if res.special is not None and res.special.charged is None:
                 why = res.special.stopped_by or "nothing"
-                out.append(f"No legal charge move exists, and the straight special-charge move"
-                           f" meets {why} before any enemy: the charge fails.")
+                reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
+                out.append(f"The roll is enough but no legal charge move exists ({reasons[0]}), "
+                           f"and no special charge either: moving straight forward, {c.id} "
+                           f"meets {why} before any enemy (RULES.md 5). The charge fails.")
             else:
                 reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
                 out.append(f"The roll is enough but no legal charge move exists "

@@ -6,15 +6,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import shapely
+
 import geometry as g
 from geometry.distance import contact_distance
 from geometry.formation import boundary_coords
 
-from .world import World
+from .world import Blocked, World
 
 #: A move that must stop "just before touching" ends this far short of contact: twice the
 #: tolerance, so the gap left is clearly not contact.
 STOP_SHORT_MM = 2 * g.EPS_MM
+#: The gap a straight move keeps from what it stops at: less than STOP_SHORT_MM, so a unit a turn
+#: left STOP_SHORT_MM from something can still move on, more than the tolerance, so it is not
+#: contact.
+GAP_KEPT_MM = 1.5 * g.EPS_MM
 #: How far ahead a move that starts in contact is examined (longer than any charge roll).
 ROOM_CAP_MM = 2000.0
 
@@ -35,9 +41,13 @@ def _overlap_free(form: g.Formation, pose: g.Pose, obstacle, limit: float) -> fl
 
 
 def first_contact(form: g.Formation, pose: g.Pose, world: World,
-                  limit_mm: float = math.inf) -> tuple[float, str | None, str | None]:
-    """How far ``pose`` can move straight forward before touching something: (distance, id of
-    what it meets, its kind). The table edge counts as ``table``."""
+                  limit_mm: float = math.inf, gap_mm: float = 0.0
+                  ) -> tuple[float, str | None, str | None]:
+    """How far ``pose`` can move straight forward before touching something, or before coming
+    within ``gap_mm`` of it: (distance, id of what it meets, its kind). The table edge counts
+    as ``table``. The gap is kept by growing each obstacle by it, not by stopping short along
+    the way: a unit sliding past a neighbour at a grazing angle would otherwise end a fraction
+    of the gap from it."""
     coords = boundary_coords(form, pose)
     f = pose.forward
     best, hit, kind = limit_mm, None, None
@@ -46,6 +56,8 @@ def first_contact(form: g.Formation, pose: g.Pose, world: World,
         geoms = getattr(o.polygon, "geoms", [o.polygon])
         touching_now = g.touching(here, o.polygon)
         for geom in geoms:
+            if gap_mm > 0 and not touching_now:
+                geom = geom.buffer(gap_mm, join_style="mitre")
             ring = list(geom.exterior.coords)[:-1]
             if touching_now:
                 # Already in contact (a failed charge's turn stops at contact): only moving
@@ -99,12 +111,27 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
     turn, blocked_by = turn_wanted, None
     coords = boundary_coords(form, start)
     if abs(turn_wanted) > 1e-9:
-        blk = world.blocked(g.rotation_sweep(coords, start.centre, turn_wanted))
+        # The turn too stops just short of what it meets (the unit must not end in contact),
+        # except against what it already touches, which it may only not overlap.
+        here = g.boundary(form, start)
+        near = {o.id for o in world.obstacles if shapely.dwithin(o.polygon, here, STOP_SHORT_MM)}
+
+        def blocked(frac: float) -> Blocked | None:
+            area = g.rotation_sweep(coords, start.centre, turn_wanted * frac)
+            blk = world.blocked(area)
+            if blk is not None:
+                return blk
+            for o in world.obstacles:
+                if o.id not in near and shapely.dwithin(o.polygon, area, STOP_SHORT_MM):
+                    return Blocked(o.id, o.kind, "touches")
+            return None
+
+        blk = blocked(1.0)
         if blk is not None:
             lo, hi = 0.0, 1.0  # fraction of the turn that is clear
             for _ in range(40):
                 mid = (lo + hi) / 2
-                if world.blocked(g.rotation_sweep(coords, start.centre, turn_wanted * mid)):
+                if blocked(mid):
                     hi = mid
                 else:
                     lo = mid
@@ -114,8 +141,10 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
     if abs(turn) > 1e-9:
         steps.append(g.Turn(turn))
         pose = g.turn(pose, turn)
-    room, hit, _ = first_contact(form, pose, world)
-    moved = min(distance_mm, max(room - STOP_SHORT_MM, 0.0))
+    room, hit, _ = first_contact(form, pose, world, gap_mm=GAP_KEPT_MM)
+    if hit == "table":
+        room -= STOP_SHORT_MM
+    moved = min(distance_mm, max(room - 1e-6, 0.0))
     stopped_by = None
     if moved < distance_mm - 1e-9:
         stopped_by = "the table edge" if hit == "table" else (

@@ -56,7 +56,14 @@ def could_charge(scene: g.Scene, charger: g.Unit, enemy: g.Unit, ruleset: Rulese
 
 def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
                  world: World, ruleset: Ruleset) -> SpecialPlan | None:
-    """The special charge when RULES.md 5 applies, else None."""
+    """What RULES.md 5 gives when no legal charge move exists: a plan with ``charged`` set when
+    the special charge applies, a plan with ``charged`` None when the straight move could not
+    reach an enemy anyway (``stopped_by`` says what it meets), or None when the rule does not
+    apply (no enemy stands in the way, or terrain, friends or engaged units block the way too).
+
+    The straight move forward is computed first: it is one closed-form contact test, and when
+    it meets no enemy within the longest possible roll no special charge can be made whoever
+    stands in the way, so the searches that decide whether the rule applies are skipped."""
     others = [u for u in scene.units if u.side != charger.side and u.id != target.id
               and u.state not in ("destroyed", "engaged")]
     # Only enemies near the way from the charger to the target can be in the way: the hull of
@@ -66,6 +73,17 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
     near = [u for u in others if corridor.intersects(u.body.polygon)]
     if not near:
         return None
+    assert charger.advance_in is not None
+    reach = g.in_to_mm(charger.advance_in + ruleset.dice_for(charger).max_total)
+    dist, hit, kind = first_contact(charger.formation, charger.pose, world)
+    if kind not in ("enemy", "target") or dist > reach + g.EPS_MM:
+        if hit is None or dist > reach + g.EPS_MM:
+            stopped = f"nothing within the longest possible charge of {g.mm_to_in(reach):g} in"
+        elif hit == "table":
+            stopped = "the table edge"
+        else:
+            stopped = next(o.describe() for o in world.obstacles if o.id == hit)
+        return SpecialPlan((), dist, None, stopped)
     # Cheap exit first: if even without those enemies no move exists, terrain, friends or
     # engaged units are in the way, and there is no special charge.
     move, _ = search_charge(charger, target, facing, world.without({u.id for u in near}),
@@ -80,13 +98,7 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
                                 allow_target_turn=False)
         if move is None:
             return None  # other units in the way could be charged: no special charge
-    dist, hit, kind = first_contact(charger.formation, charger.pose, world)
-    if kind in ("enemy", "target"):
-        return SpecialPlan(blockers, dist, hit, None)
-    stopped = None if hit is None else ("the table edge" if hit == "table" else
-                                        next(o.describe() for o in world.obstacles
-                                             if o.id == hit))
-    return SpecialPlan(blockers, dist, None, stopped)
+    return SpecialPlan(blockers, dist, hit, None)
 
 
 def _formations(unit: g.Unit) -> list[tuple[int, int]]:
