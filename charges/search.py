@@ -439,22 +439,35 @@ def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body) -> n
     return g.contact.rect_penetrations(rects, other) <= EPS
 
 
-#: Candidates passed to the vectorised first pass at a time, shortest first.
-PREFILTER_CHUNK = 512
+#: Candidates passed to the vectorised first pass at a time, shortest first: a small first chunk
+#: (the shortest paths are usually legal when any is), growing fourfold up to the largest.
+PREFILTER_CHUNKS = (64, 256, 1024, 4096)
+
+
+def _chunks(n: int) -> list[tuple[int, int]]:
+    out, lo, i = [], 0, 0
+    while lo < n:
+        size = PREFILTER_CHUNKS[min(i, len(PREFILTER_CHUNKS) - 1)]
+        out.append((lo, min(n, lo + size)))
+        lo, i = lo + size, i + 1
+    return out
 
 #: Wheel and align positions sampled by the vectorised first pass (fractions of the turn).
 SAMPLE_FRACTIONS = (0.25, 0.5, 0.75)
 
 
 def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, target: g.Body,
-                   world: World, with_align: bool = True) -> np.ndarray:
+                   world: World, with_align: bool = True,
+                   path_blocked: np.ndarray | None = None) -> np.ndarray:
     """Vectorised first pass over every candidate path: False where the path is certainly
     blocked. Straight sweeps are tested exactly (separating axes on the swept hull); the wheel
     and the align through positions sampled along them, which lie inside the true swept area,
     so a candidate rejected here is truly illegal. Survivors get the exact sweep test.
 
     The stages run from the most to the least discriminating, each only on the rows still
-    alive, so a blocked table costs little more than its first stage."""
+    alive, so a blocked table costs little more than its first stage. ``path_blocked``, when
+    given, is set True for the rows a stage of the path itself (not the align) rejected: the
+    target-turn fallback, which has no align, need not test those again."""
     n = len(table)
     ok = np.ones(n, dtype=bool)
     if n == 0:
@@ -493,13 +506,13 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
                        np.where(has, table.py[i], table.pre[i, 1])], axis=1)
         return turned(table.pre[i, :2], pp, table.pre[i, 2], table.alpha[i] * k)
 
-    # Each stage: (make the shapes for rows i, is it a straight sweep?)
-    stages: list = [(lambda i: (wheel_at(i, 1.0), pre(i)), True)]
+    # Each stage: (make the shapes for rows i, is it a straight sweep?, is it the align?)
+    stages: list = [(lambda i: (wheel_at(i, 1.0), pre(i)), True, False)]
     if with_align:
-        stages += [(lambda i, k=k: align_at(i, k), False) for k in (0.5, 0.25, 0.75)]
-    stages += [(lambda i, k=k: wheel_at(i, k), False) for k in (0.5, 0.25, 0.75, 1.0)]
-    stages += [(lambda i: (np.broadcast_to(a0, (len(i), 4, 2)), after_d1(i)), True)]
-    for make, is_sweep in stages:
+        stages += [(lambda i, k=k: align_at(i, k), False, True) for k in (0.5, 0.25, 0.75)]
+    stages += [(lambda i, k=k: wheel_at(i, k), False, False) for k in (0.5, 0.25, 0.75, 1.0)]
+    stages += [(lambda i: (np.broadcast_to(a0, (len(i), 4, 2)), after_d1(i)), True, False)]
+    for make, is_sweep, is_align in stages:
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
             break
@@ -529,6 +542,8 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
                     depth = g.contact.rect_penetrations(shapes[j], part)
                 alive[j[depth > limit]] = False
         ok[idx[~alive]] = False
+        if path_blocked is not None and not is_align:
+            path_blocked[idx[~alive]] = True
     return ok
 
 
@@ -542,7 +557,8 @@ class Attempt:
 
 
 def _sat_overlap(a: list, b: list) -> float:
-    return g.penetration_mm(shapely.Polygon(a), shapely.Polygon(b))
+    """Overlap depth of two rectangles given by their corners (separating axes)."""
+    return float(g.contact.rect_penetrations(np.asarray([a], dtype=float), np.asarray(b))[0])
 
 
 def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g.Body,
@@ -718,7 +734,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     rejected: list[Rejected] = []
     found: list[ChargeMove] = []
     groups = group_offsets(frame, form, start)
-    all_tables: list[tuple[Group, CandidateTable]] = []
+    all_tables: list[tuple[Group, CandidateTable, np.ndarray, np.ndarray]] = []
     for grp in groups:
         open_offsets = []
         blocked_ends: Counter = Counter()
@@ -729,19 +745,30 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             else:
                 blocked_ends[f"the end position is blocked by {blk.describe()}"] += 1
         table = candidate_table(form, start, frame, grp.offsets)
-        all_tables.append((grp, table))
-        tables = [table.subset(np.isin(table.s, open_offsets))] if open_offsets else []
-        cands = CandidateTable.concat(tables)
+        # What the first pass learns about each row's path (arrival, wheel, forward moves),
+        # kept for the target-turn fallback, which has the same path without the align:
+        # rows whose path is certainly blocked, and rows whose path passed every stage.
+        known_bad = np.zeros(len(table), dtype=bool)
+        known_ok = np.zeros(len(table), dtype=bool)
+        all_tables.append((grp, table, known_bad, known_ok))
+        rows = np.flatnonzero(np.isin(table.s, open_offsets))
+        cands = table.subset(rows)
         reasons: Counter = Counter()
         hit = False
         order = cands.order()
         # Shortest first, in chunks: the vectorised first pass runs only as far down the list
         # as needed to find a legal path.
-        for lo in range(0, len(order), PREFILTER_CHUNK):
-            chunk = order[lo:lo + PREFILTER_CHUNK]
+        for lo, hi in _chunks(len(order)):
+            chunk = order[lo:hi]
             part = cands.subset(chunk)
             alive = arrival_clear(part, form, tbody)
-            alive[alive] = path_prefilter(part.subset(alive), form, start, tbody, world)
+            known_bad[rows[chunk[~alive]]] = True
+            tried = np.flatnonzero(alive)
+            bad = np.zeros(len(tried), dtype=bool)
+            alive[tried] = path_prefilter(part.subset(tried), form, start, tbody, world,
+                                          path_blocked=bad)
+            known_bad[rows[chunk[tried[bad]]]] = True
+            known_ok[rows[chunk[alive]]] = True
             for pos in np.flatnonzero(alive):
                 i = int(chunk[pos])
                 s_i = float(cands.s[i])
@@ -766,9 +793,15 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         return found, rejected
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     rows = []
-    for grp, table in all_tables:
-        table = table.subset(arrival_clear(table, form, tbody))
-        table = table.subset(path_prefilter(table, form, start, tbody, world, with_align=False))
+    for grp, table, known_bad, known_ok in all_tables:
+        test = np.flatnonzero(~known_bad & ~known_ok)
+        sub = table.subset(test)
+        clear = arrival_clear(sub, form, tbody)
+        clear[clear] = path_prefilter(sub.subset(clear), form, start, tbody, world,
+                                      with_align=False)
+        keep = known_ok.copy()
+        keep[test[clear]] = True
+        table = table.subset(keep)
         for i in range(len(table)):
             if int(table.family[i]) != 0:
                 rows.append((round(abs(float(table.alpha[i])), 6), -grp.models,

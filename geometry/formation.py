@@ -79,7 +79,7 @@ class Formation:
         return (u0, u0 + self.base_w, v1 - self.base_d, v1)
 
 
-def _box(pose: Pose, u0: float, u1: float, v0: float, v1: float) -> list[Point]:
+def box_coords(pose: Pose, u0: float, u1: float, v0: float, v1: float) -> list[Point]:
     """Counter-clockwise world corners of a local box."""
     return [pose.to_world(u0, v0), pose.to_world(u1, v0), pose.to_world(u1, v1),
             pose.to_world(u0, v1)]
@@ -98,7 +98,7 @@ def corners(form: Formation, pose: Pose) -> dict[CornerName, Point]:
 def boundary_coords(form: Formation, pose: Pose) -> list[Point]:
     """Counter-clockwise corners of the unit boundary (RULES.md 1: the full rectangle)."""
     w, d = form.width / 2, form.depth / 2
-    return _box(pose, -w, w, -d, d)
+    return box_coords(pose, -w, w, -d, d)
 
 
 def boundary(form: Formation, pose: Pose) -> Polygon:
@@ -128,7 +128,7 @@ def facing_normal(pose: Pose, name: FacingName) -> Point:
 
 
 def base_polygon(form: Formation, pose: Pose, rank: int, file: int) -> Polygon:
-    return Polygon(_box(pose, *form.base_local(rank, file)))
+    return Polygon(box_coords(pose, *form.base_local(rank, file)))
 
 
 def model_bases(form: Formation, pose: Pose) -> list[tuple[int, int, Polygon]]:

@@ -14,9 +14,9 @@ from typing import Literal
 
 from shapely.geometry import Polygon
 
-from .formation import Formation, boundary, boundary_coords, corners
+from .formation import Formation, boundary, boundary_coords, box_coords, corners
 from .pose import Point, Pose, normalize_deg
-from .sweep import rotation_sweep, translation_sweep
+from .sweep import rotation_sweep
 
 Pivot = Literal["left", "right"]
 
@@ -62,8 +62,10 @@ class Forward:
         return forward(pose, self.distance_mm)
 
     def swept(self, form: Formation, pose: Pose) -> Polygon:
-        return translation_sweep(boundary_coords(form, pose),
-                                 boundary_coords(form, self.apply(form, pose)))
+        # Moving along its own facing, the rectangle sweeps a longer rectangle: the convex
+        # hull of the start and end boundaries, built directly.
+        w, d, m = form.width / 2, form.depth / 2, self.distance_mm
+        return Polygon(box_coords(pose, -w, w, min(-d, -d + m), max(d, d + m)))
 
     def length_mm(self, form: Formation) -> float:
         return abs(self.distance_mm)
