@@ -86,7 +86,12 @@ def aruco_detector(markers: MarkerSet, windows: tuple[int, int, int] = (9, 9, 10
     return cv2.aruco.ArucoDetector(markers.aruco_dictionary, p)
 
 
-FALLBACK_WINDOWS = (5, 35, 10)
+WINDOWS = (9, 7, 15, 25, 5, 35)
+"""Adaptive-threshold window sizes (px) tried one after the other on the full photo until
+every marker of the set is found. One window finds every marker of a clean photo; in a blurred,
+noisy one a small marker can fail to decode at one size and decode at the next, so one more
+~8 ms pass (1080p) usually completes the set, where a single pass with OpenCV's several windows
+cost four. Only a marker that really is not there pays for all of them."""
 HALF_SIZE_MIN_PX = 3000
 """Photos at least this long (4K, 12 MP) are searched for markers at half size first: ArUco's
 thresholding and contour search cost ~45 ms on 12 MP and ~15 ms at half size, and a 25 mm
@@ -122,16 +127,16 @@ def find_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.nda
     """Every decoded marker as (id, raw 4x2 corners in ArUco order, edge-refined).
 
     Large photos first at half size (:data:`HALF_SIZE_MIN_PX`); then, while any marker of the
-    set is missing, the full photo with one threshold window, and last with several windows
-    (uneven light, deep shadow); the union of the passes."""
+    set is missing, the full photo with one threshold window after another (:data:`WINDOWS`:
+    blur, uneven light, deep shadow); the union of the passes."""
     expected = set(markers.table_by_id) | set(markers.unit_by_marker)
     found: list[tuple[int, np.ndarray]] = []
     if max(gray.shape[:2]) >= HALF_SIZE_MIN_PX:
         found = _half_size_markers(gray, markers)
-    for windows in ((9, 9, 10), FALLBACK_WINDOWS):
+    for win in WINDOWS:
         if expected <= {i for i, _ in found}:
             break
-        c2, ids2, _ = aruco_detector(markers, windows).detectMarkers(gray)
+        c2, ids2, _ = aruco_detector(markers, (win, win, 10)).detectMarkers(gray)
         if ids2 is not None:
             centres = [c.reshape(4, 2).mean(axis=0) for _, c in found]
             for i, c in zip(ids2.ravel().tolist(), c2, strict=True):

@@ -42,6 +42,26 @@ def apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return out
 
 
+def _lens_shift(intr: Intrinsics, px: np.ndarray) -> np.ndarray:
+    """Raw minus ideal pixels along rows of samples (R, K, 2) that are short straight lines
+    (profiles a dozen pixels long): the lens model is evaluated at a row's two ends and middle
+    and interpolated quadratically in between (its third-order change over a dozen pixels is
+    far below 10^-3 px), instead of ``projectPoints`` on every sample (80 ms at 4K)."""
+    k = px.shape[1]
+    if k < 5:
+        return intr.distort(px.reshape(-1, 2)).reshape(px.shape) - px
+    nodes = np.array([0, k // 2, k - 1])
+    ideal = px[:, nodes, :]
+    shift = intr.distort(ideal.reshape(-1, 2)).reshape(ideal.shape) - ideal  # (R, 3, 2)
+    j = np.arange(k, dtype=np.float64)
+    lag = np.empty((k, 3))  # Lagrange basis of the three nodes at every sample
+    for n in range(3):
+        a, b = (m for m in range(3) if m != n)
+        lag[:, n] = ((j - nodes[a]) / (nodes[n] - nodes[a])
+                     * (j - nodes[b]) / (nodes[n] - nodes[b]))
+    return np.einsum("kn,rnc->rkc", lag, shift)
+
+
 @dataclass
 class TableView:
     """Pixels <-> table millimetres for one photo."""
@@ -113,7 +133,7 @@ class TableView:
         px[..., 0] = (B[:, 0:1] + offsets * D[:, 0:1]) / w
         px[..., 1] = (B[:, 1:2] + offsets * D[:, 1:2]) / w
         if self.intr.distorted:
-            px = self.intr.distort(px.reshape(-1, 2)).reshape(px.shape)
+            px = px + _lens_shift(self.intr, px)
         return px
 
 
