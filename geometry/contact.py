@@ -174,20 +174,49 @@ def _edge_axes(poly: np.ndarray) -> np.ndarray:
     return np.stack([-edges[:, 1], edges[:, 0]], axis=1)
 
 
+def _rect_frames(rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centres (n, 2) and half-edge vectors (n, 2) x 2 of rectangles given by their corners."""
+    centre = (rects[:, 0] + rects[:, 2]) * 0.5
+    return centre, (rects[:, 1] - rects[:, 0]) * 0.5, (rects[:, 3] - rects[:, 0]) * 0.5
+
+
+def _sat_depth(ca: np.ndarray, cb: np.ndarray | None, hu: np.ndarray, hv: np.ndarray,
+               own_axes: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Separating-axis depth against the convex polygon ``other`` (m, 2) of rectangles centred
+    at ``ca`` (n, 2) with half-edges ``hu``, ``hv`` or, with ``cb``, of the hull of each and its
+    translate centred at ``cb``. A rectangle's extent on an axis is its centre's projection
+    plus or minus its half-edges' projections, and the hull's is the union of both extents, so
+    no corner is projected. ``own_axes`` (n, A, 2) are the shapes' unit axes; ``other``'s edge
+    normals are added here."""
+    edges = np.roll(other, -1, axis=0) - other
+    part_axes = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
+    part_axes /= np.linalg.norm(part_axes, axis=1, keepdims=True)
+    axes = np.concatenate([own_axes, np.broadcast_to(part_axes, (len(ca), *part_axes.shape))],
+                          axis=1)  # (n, A + k, 2)
+    ax, ay = axes[..., 0], axes[..., 1]
+    r = np.abs(hu[:, :1] * ax + hu[:, 1:] * ay) + np.abs(hv[:, :1] * ax + hv[:, 1:] * ay)
+    pa = ca[:, :1] * ax + ca[:, 1:] * ay
+    if cb is None:
+        lo, hi = pa - r, pa + r
+    else:
+        pb = cb[:, :1] * ax + cb[:, 1:] * ay
+        lo, hi = np.minimum(pa, pb) - r, np.maximum(pa, pb) + r
+    po = axes @ other.T  # (n, A + k, m)
+    overlap = np.minimum(hi, po.max(axis=2)) - np.maximum(lo, po.min(axis=2))
+    return np.maximum(overlap.min(axis=1), 0.0)
+
+
 def rect_penetrations(rects: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one convex polygon ``other``
     (m, 2), by separating axes, vectorised: the cheap first test of a search."""
     rects = np.asarray(rects, dtype=float)
     other = np.asarray(other, dtype=float)
-    n = rects.shape[0]
-    axes_r = np.stack([rects[:, 1] - rects[:, 0], rects[:, 3] - rects[:, 0]], axis=1)
-    axes_o = _edge_axes(other)[None].repeat(n, axis=0)
-    axes = np.concatenate([axes_r, axes_o], axis=1)
-    axes /= np.linalg.norm(axes, axis=2, keepdims=True)
-    pr = np.einsum("nkd,njd->nkj", axes, rects)
-    po = np.einsum("nkd,jd->nkj", axes, other)
-    overlap = np.minimum(pr.max(2), po.max(2)) - np.maximum(pr.min(2), po.min(2))
-    return np.maximum(overlap.min(axis=1), 0.0)
+    if len(rects) == 0:
+        return np.zeros(0)
+    c, hu, hv = _rect_frames(rects)
+    own = np.stack([hu, hv], axis=1)
+    own /= np.linalg.norm(own, axis=2, keepdims=True)
+    return _sat_depth(c, None, hu, hv, own, other)
 
 
 def rect_corners(cx: np.ndarray, cy: np.ndarray, facing_deg: np.ndarray, width: float,
@@ -211,21 +240,18 @@ def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.nd
 
     The swept area is the convex hull of the two rectangles, whose edges are parallel to the
     rectangle's edges or to the motion, so separating axes over those directions and the
-    other rectangle's edges give the exact depth (0 when apart)."""
+    other polygon's edges give the exact depth (0 when apart)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     other = np.asarray(other, dtype=float)
-    n = a.shape[0]
-    motion = b[:, 0] - a[:, 0]
+    if len(a) == 0:
+        return np.zeros(0)
+    ca, hu, hv = _rect_frames(a)
+    cb = (b[:, 0] + b[:, 2]) * 0.5
+    motion = cb - ca
     normal = np.stack([-motion[:, 1], motion[:, 0]], axis=1)
-    still = np.linalg.norm(normal, axis=1) < 1e-12
-    normal[still] = (a[still, 1] - a[still, 0])  # any rectangle axis when not moving
-    axes = np.concatenate([
-        np.stack([a[:, 1] - a[:, 0], a[:, 3] - a[:, 0]], axis=1), normal[:, None, :],
-        _edge_axes(other)[None].repeat(n, axis=0)], axis=1)
-    axes /= np.linalg.norm(axes, axis=2, keepdims=True)
-    pts = np.concatenate([a, b], axis=1)  # (n, 8, 2)
-    pr = np.einsum("nkd,njd->nkj", axes, pts)
-    po = np.einsum("nkd,jd->nkj", axes, other)
-    overlap = np.minimum(pr.max(2), po.max(2)) - np.maximum(pr.min(2), po.min(2))
-    return np.maximum(overlap.min(axis=1), 0.0)
+    still = np.hypot(normal[:, 0], normal[:, 1]) < 1e-12
+    normal[still] = hu[still]  # any rectangle axis when not moving
+    own = np.stack([hu, hv, normal], axis=1)
+    own /= np.linalg.norm(own, axis=2, keepdims=True)
+    return _sat_depth(ca, cb, hu, hv, own, other)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -95,3 +97,26 @@ def test_touching_and_overlapping_use_one_tolerance():
     assert not g.overlapping(shapely.box(9.995, 0, 20, 10), a)
     assert g.overlapping(shapely.box(9.98, 0, 20, 10), a)
     assert g.penetration_mm(shapely.box(9.98, 0, 20, 10), a) == __import__("pytest").approx(0.02)
+
+
+@given(st.lists(st.tuples(st.floats(0, 300), st.floats(0, 300), st.floats(-180, 180)),
+                min_size=1, max_size=12),
+       st.floats(10, 150), st.floats(10, 80), st.tuples(st.floats(-90, 90), st.floats(-90, 90)),
+       st.lists(st.tuples(st.floats(80, 220), st.floats(80, 220)), min_size=3, max_size=8))
+@settings(max_examples=150, deadline=None)
+def test_vectorised_penetrations_agree_with_the_scalar_test(rects, w, d, shift, pts):
+    """The search's vectorised separating-axis depths (rectangles, and straight sweeps of them)
+    equal the scalar test on the same convex polygons."""
+    other = shapely.MultiPoint(pts).convex_hull
+    if other.geom_type != "Polygon" or other.area < 1.0:
+        return
+    ring = np.asarray(other.exterior.coords[:-1])
+    xs, ys, fs = (np.array(v) for v in zip(*rects, strict=True))
+    a = g.contact.rect_corners(xs, ys, fs, w, d)
+    b = a + np.asarray(shift)
+    got = g.contact.rect_penetrations(a, ring)
+    swept = g.contact.sweep_penetrations(a, b, ring)
+    for i in range(len(a)):
+        assert got[i] == pytest.approx(g.penetration_mm(shapely.Polygon(a[i]), other), abs=1e-7)
+        hull = shapely.MultiPoint(np.concatenate([a[i], b[i]])).convex_hull
+        assert swept[i] == pytest.approx(g.penetration_mm(hull, other), abs=1e-7)
