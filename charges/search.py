@@ -479,6 +479,7 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     fl, fr = np.asarray(c0["front_left"]), np.asarray(c0["front_right"])
     x0, y0, x1, y1 = world.table.bounds
     e = EPS
+    parts = world.parts
 
     def turned(centre: np.ndarray, pivot: np.ndarray, base_deg: np.ndarray,
                ang: np.ndarray) -> np.ndarray:
@@ -521,26 +522,19 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         alive = (pts[:, :, 0].min(1) >= x0 - e) & (pts[:, :, 0].max(1) <= x1 + e) & \
             (pts[:, :, 1].min(1) >= y0 - e) & (pts[:, :, 1].max(1) <= y1 + e)
         lo, hi = pts.min(axis=1), pts.max(axis=1)
-        gx0, gy0 = lo.min(axis=0)
-        gx1, gy1 = hi.max(axis=0)
-        for o in world.obstacles:
-            b = o.bounds
-            if b[0] > gx1 + e or b[2] < gx0 - e or b[1] > gy1 + e or b[3] < gy0 - e:
-                continue  # away from every candidate of this stage
-            near = alive & (lo[:, 0] <= b[2] + e) & (hi[:, 0] >= b[0] - e) & \
-                (lo[:, 1] <= b[3] + e) & (hi[:, 1] >= b[1] - e)
-            j = np.flatnonzero(near)
-            if len(j) == 0:
-                continue
-            # Enemies may not be touched; anything else may not be overlapped. Twice the
-            # tolerance for pieces of a split polygon, so no legal path is rejected here.
-            limit = 0.0 if o.kind == "enemy" else 2 * e
-            for part in o.convex_parts:
-                if is_sweep:
-                    depth = g.contact.sweep_penetrations(shapes[0][j], shapes[1][j], part)
-                else:
-                    depth = g.contact.rect_penetrations(shapes[j], part)
-                alive[j[depth > limit]] = False
+        # Every (row, obstacle piece) pair whose boxes meet, tested in one vectorised pass.
+        pb = parts.bounds
+        near = (lo[:, 0, None] <= pb[None, :, 2] + e) & (hi[:, 0, None] >= pb[None, :, 0] - e) \
+            & (lo[:, 1, None] <= pb[None, :, 3] + e) & (hi[:, 1, None] >= pb[None, :, 1] - e)
+        near &= alive[:, None]
+        ii, pp = np.nonzero(near)
+        if len(ii):
+            if is_sweep:
+                depth = g.contact.sweep_penetrations(shapes[0][ii], shapes[1][ii],
+                                                     parts.corners[pp])
+            else:
+                depth = g.contact.rect_penetrations(shapes[ii], parts.corners[pp])
+            alive[ii[depth > parts.limit[pp]]] = False
         ok[idx[~alive]] = False
         if path_blocked is not None and not is_align:
             path_blocked[idx[~alive]] = True

@@ -70,6 +70,36 @@ class Blocked:
         return f"{label} '{self.obstacle}'"
 
 
+@dataclass(frozen=True)
+class PartTable:
+    """The convex pieces of a world's obstacles as arrays, so one vectorised test covers every
+    obstacle at once: ``corners`` (P, K, 2), padded to a common K by repeating a vertex;
+    ``bounds`` (P, 4); ``limit`` (P,), the overlap depth a piece tolerates (0 for enemies,
+    which may not even be touched; twice the tolerance for the rest, so a piece of a split
+    polygon never rejects a legal path); ``owner`` (P,), the obstacle's index."""
+
+    corners: np.ndarray
+    bounds: np.ndarray
+    limit: np.ndarray
+    owner: np.ndarray
+
+    @classmethod
+    def of(cls, obstacles: list[Obstacle]) -> PartTable:
+        pieces, limit, owner = [], [], []
+        for i, o in enumerate(obstacles):
+            for part in o.convex_parts:
+                pieces.append(part)
+                limit.append(0.0 if o.kind == "enemy" else 2 * g.EPS_MM)
+                owner.append(i)
+        if not pieces:
+            return cls(np.zeros((0, 3, 2)), np.zeros((0, 4)), np.zeros(0), np.zeros(0, int))
+        k = max(len(q) for q in pieces)
+        corners = np.stack([np.concatenate([q, np.repeat(q[-1:], k - len(q), axis=0)])
+                            for q in pieces])
+        bounds = np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1)
+        return cls(corners, bounds, np.asarray(limit), np.asarray(owner))
+
+
 class World:
     """Obstacles for one moving unit."""
 
@@ -95,6 +125,11 @@ class World:
                 obs.append(Obstacle(t.id, "terrain", t.shape))
         obs.extend(extra or [])
         return cls(scene.table.polygon, obs)
+
+    @cached_property
+    def parts(self) -> PartTable:
+        """Every obstacle's convex pieces stacked for the vectorised first pass."""
+        return PartTable.of(self.obstacles)
 
     def without(self, ids: set[str]) -> World:
         return World(self.table, [o for o in self.obstacles if o.id not in ids])

@@ -188,11 +188,17 @@ def _sat_depth(ca: np.ndarray, cb: np.ndarray | None, hu: np.ndarray, hv: np.nda
     plus or minus its half-edges' projections, and the hull's is the union of both extents, so
     no corner is projected. ``own_axes`` (n, A, 2) are the shapes' unit axes; ``other``'s edge
     normals are added here."""
-    edges = np.roll(other, -1, axis=0) - other
-    part_axes = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
-    part_axes /= np.linalg.norm(part_axes, axis=1, keepdims=True)
-    axes = np.concatenate([own_axes, np.broadcast_to(part_axes, (len(ca), *part_axes.shape))],
-                          axis=1)  # (n, A + k, 2)
+    n = len(ca)
+    if other.ndim == 2:
+        other = np.broadcast_to(other, (n, *other.shape))
+    edges = np.roll(other, -1, axis=1) - other
+    part_axes = np.stack([-edges[..., 1], edges[..., 0]], axis=2)  # (n, k, 2)
+    norm = np.hypot(part_axes[..., 0], part_axes[..., 1])
+    # A polygon padded with a repeated vertex has a zero-length edge: a null axis, which can
+    # never separate, so its overlap is made infinite.
+    null = norm < 1e-12
+    part_axes = part_axes / np.where(null, 1.0, norm)[..., None]
+    axes = np.concatenate([own_axes, part_axes], axis=1)  # (n, A + k, 2)
     ax, ay = axes[..., 0], axes[..., 1]
     r = np.abs(hu[:, :1] * ax + hu[:, 1:] * ay) + np.abs(hv[:, :1] * ax + hv[:, 1:] * ay)
     pa = ca[:, :1] * ax + ca[:, 1:] * ay
@@ -201,14 +207,17 @@ def _sat_depth(ca: np.ndarray, cb: np.ndarray | None, hu: np.ndarray, hv: np.nda
     else:
         pb = cb[:, :1] * ax + cb[:, 1:] * ay
         lo, hi = np.minimum(pa, pb) - r, np.maximum(pa, pb) + r
-    po = axes @ other.T  # (n, A + k, m)
+    po = np.matmul(axes, other.transpose(0, 2, 1))  # (n, A + k, m)
     overlap = np.minimum(hi, po.max(axis=2)) - np.maximum(lo, po.min(axis=2))
+    if null.any():
+        overlap[:, own_axes.shape[1]:][null] = np.inf
     return np.maximum(overlap.min(axis=1), 0.0)
 
 
 def rect_penetrations(rects: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one convex polygon ``other``
-    (m, 2), by separating axes, vectorised: the cheap first test of a search."""
+    (m, 2), or each with its own (n, m, 2), by separating axes, vectorised: the cheap first
+    test of a search. Polygons may be padded to a common size by repeating a vertex."""
     rects = np.asarray(rects, dtype=float)
     other = np.asarray(other, dtype=float)
     if len(rects) == 0:
@@ -235,8 +244,9 @@ def rect_corners(cx: np.ndarray, cy: np.ndarray, facing_deg: np.ndarray, width: 
 
 
 def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Overlap depth with the convex polygon ``other`` (m, 2) of the area swept by rectangles moving
-    straight from ``a`` to ``b`` (both (n, 4, 2), same orientation), vectorised.
+    """Overlap depth with the convex polygon ``other`` (m, 2), or each with its own (n, m, 2),
+    of the area swept by rectangles moving straight from ``a`` to ``b`` (both (n, 4, 2), same
+    orientation), vectorised.
 
     The swept area is the convex hull of the two rectangles, whose edges are parallel to the
     rectangle's edges or to the motion, so separating axes over those directions and the
