@@ -716,10 +716,19 @@ def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: 
     return (moves[0] if moves else None), rejected
 
 
+def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
+                      world: World) -> bool:
+    """Whether any legal charge move without turning the target exists (RULES.md 5 asks only
+    this of the units in the way): the first legal path found ends the search, with no
+    refinement of which one is best."""
+    moves, _ = search_moves(charger, target, facing, world, None, False, 1, refine=False)
+    return bool(moves)
+
+
 def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                  target_world: World | None = None, allow_target_turn: bool = True,
-                 k: int = 1, spacing_mm: float = 10.0) -> tuple[list[ChargeMove],
-                                                                 list[Rejected]]:
+                 k: int = 1, spacing_mm: float = 10.0, refine: bool = True
+                 ) -> tuple[list[ChargeMove], list[Rejected]]:
     """Up to ``k`` legal charge moves, best first, ending at offsets at least ``spacing_mm``
     apart (alternatives for multiple charges, RULES.md 8)."""
     form, start = charger.formation, charger.pose
@@ -772,9 +781,9 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                 att = check_candidate(form, start, c, tbody, world)
                 if att.ok:
                     hit = True
-                    best = _best_refined(form, start, tbody, frame, c, cands,
-                                         order[lo + pos + 1:], world, [f.s for f in found],
-                                         spacing_mm)
+                    best = c if not refine else _best_refined(
+                        form, start, tbody, frame, c, cands, order[lo + pos + 1:], world,
+                        [f.s for f in found], spacing_mm)
                     found.append(_finish(charger, target, frame, best, False, list(rejected)))
                     if len(found) >= k:
                         return found, rejected

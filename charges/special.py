@@ -20,7 +20,7 @@ import geometry as g
 from .declaration import declare
 from .moves import first_contact
 from .rulesets import Ruleset
-from .search import contact_counts, facing_frame, flush_pose, offset_candidates, search_charge
+from .search import contact_counts, facing_frame, flush_pose, legal_move_exists, offset_candidates
 from .world import Obstacle, World
 
 
@@ -49,9 +49,7 @@ def could_charge(scene: g.Scene, charger: g.Unit, enemy: g.Unit, ruleset: Rulese
     d = declare(scene, charger, enemy, ruleset)
     if not d.declarable:
         return False
-    move, _ = search_charge(charger, enemy, d.facing, World.for_unit(scene, charger, enemy.id),
-                            allow_target_turn=False)
-    return move is not None
+    return legal_move_exists(charger, enemy, d.facing, World.for_unit(scene, charger, enemy.id))
 
 
 def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
@@ -86,17 +84,13 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
         return SpecialPlan((), dist, None, stopped)
     # Cheap exit first: if even without those enemies no move exists, terrain, friends or
     # engaged units are in the way, and there is no special charge.
-    move, _ = search_charge(charger, target, facing, world.without({u.id for u in near}),
-                            allow_target_turn=False)
-    if move is None:
+    if not legal_move_exists(charger, target, facing, world.without({u.id for u in near})):
         return None
     blockers = tuple(u.id for u in near if not could_charge(scene, charger, u, ruleset))
     if not blockers:
         return None
     if set(blockers) != {u.id for u in near}:
-        move, _ = search_charge(charger, target, facing, world.without(set(blockers)),
-                                allow_target_turn=False)
-        if move is None:
+        if not legal_move_exists(charger, target, facing, world.without(set(blockers))):
             return None  # other units in the way could be charged: no special charge
     return SpecialPlan(blockers, dist, hit, None)
 
