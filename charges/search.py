@@ -325,24 +325,38 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         thetas = np.arange(-90.0, 90.0 + 1e-9, theta_step)
     alphas = _wrap(base - thetas)
     keep = (np.abs(alphas) > 1e-6) & (np.abs(alphas) < 180 - 1e-6)
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in
-                                         ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
     extra: list[CandidateTable] = []
+    s_arr = np.asarray(offs, dtype=float)
+    n_off = len(s_arr)
+    ox, oy = frame.o
+    rx, ry = frame.r
+    # Final (flush) pose of every offset, as flush_pose gives it.
+    flx, fly = ox + s_arr * rx, oy + s_arr * ry
+    fxs = flx + form.width / 2 * rx - form.depth / 2 * frame.f[0]
+    fys = fly + form.width / 2 * ry - form.depth / 2 * frame.f[1]
+    # Rows are built block by block and then put in the order of a loop over offsets, then
+    # family slot (flush, charger left, charger right, facing low end, facing high end), then
+    # wheel angle: the order of the ties the ranking keeps (CandidateTable.order is stable).
+    blocks: list[tuple[np.ndarray, ...]] = []  # (offset index, slot, theta index, columns...)
 
-    def add(s: float, fam: int, px: float, py: float, al: np.ndarray, th: np.ndarray,
-            final: g.Pose) -> None:
-        n = len(th)
-        for key, val in (("s", s), ("fam", fam), ("px", px), ("py", py), ("fx", final.x),
-                         ("fy", final.y)):
-            cols[key].append(np.full(n, val))
-        cols["al"].append(al)
-        cols["th"].append(th)
+    def block(slot: int, fam: int, valid: np.ndarray, px: np.ndarray, py: np.ndarray,
+              sel: np.ndarray, al: np.ndarray, th: np.ndarray) -> None:
+        oi = np.flatnonzero(valid)
+        if len(oi) == 0 or len(th) == 0:
+            return
+        k = len(th)
+        rep = np.repeat(oi, k)
+        blocks.append((rep, np.full(len(rep), slot), np.tile(sel, len(oi)),
+                       s_arr[rep], np.full(len(rep), fam), px[rep], py[rep],
+                       np.tile(al, len(oi)), np.tile(th, len(oi)), fxs[rep], fys[rep]))
 
-    for s in offs:
-        final = flush_pose(frame, form, s)
-        # Flush: wheel straight to the final facing, no align.
-        if only is None and abs(base) <= 90 + 1e-9:
-            if abs(base) < 1e-9:
+    eps = EPS
+    all_off = np.ones(n_off, dtype=bool)
+    nan = np.full(n_off, math.nan)
+    if only is None and abs(base) <= 90 + 1e-9:
+        if abs(base) < 1e-9:
+            for s in offs:
+                final = flush_pose(frame, form, s)
                 sol = _solve_forward_wheel_forward(form, start, final)
                 if sol is not None:
                     d1, _, d2, _ = sol
@@ -352,28 +366,36 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                         np.zeros(1), np.zeros(1), np.array([d1]), np.array([d2]), fin, fin,
                         np.array([d1 + d2]),
                         np.array([math.hypot(final.x - start.x, final.y - start.y)])))
-            else:
-                add(s, 0, math.nan, math.nan, np.zeros(1), np.array([base]), final)
-        # Angled arrivals. The part of the charger's front beside the pivot must come down
-        # onto the facing, not swing into the target: about its left corner (or the facing's
-        # low end) the align turns counter-clockwise (alpha > 0), about its right corner (or
-        # the facing's high end) clockwise. A charger corner must land on the facing itself.
-        pivots: list[tuple[int, tuple[float, float], int]] = []
-        if -EPS <= s <= frame.length + EPS:
-            pivots.append((1, frame.point(s), 1))
-        if -EPS <= s + form.width <= frame.length + EPS:
-            pivots.append((2, frame.point(s + form.width), -1))
-        if s - EPS <= 0.0 <= s + form.width + EPS:
-            pivots.append((3, frame.point(0.0), 1))
-        if s - EPS <= frame.length <= s + form.width + EPS:
-            pivots.append((3, frame.point(frame.length), -1))
+        else:
+            block(0, 0, all_off, nan, nan, np.zeros(1, dtype=int), np.zeros(1),
+                  np.array([base]))
+    # Angled arrivals. The part of the charger's front beside the pivot must come down onto
+    # the facing, not swing into the target: about its left corner (or the facing's low end)
+    # the align turns counter-clockwise (alpha > 0), about its right corner (or the facing's
+    # high end) clockwise. A charger corner must land on the facing itself.
+    L, w = frame.length, form.width
+    pivots = [
+        (1, 1, (-eps <= s_arr) & (s_arr <= L + eps), s_arr, 1),
+        (2, 2, (-eps <= s_arr + w) & (s_arr + w <= L + eps), s_arr + w, -1),
+        (3, 3, (s_arr - eps <= 0.0) & (0.0 <= s_arr + w + eps), np.zeros(n_off), 1),
+        (4, 3, (s_arr - eps <= L) & (L <= s_arr + w + eps), np.full(n_off, L), -1),
+    ]
+    for slot, fam, valid, t, sign in pivots:
+        px, py = ox + t * rx, oy + t * ry
         if only is not None:
-            pivots = [p for p in pivots
-                      if p[0] == only[0] and math.dist(p[1], only[1]) < 1e-6]
-        for fam, (px, py), sign in pivots:
-            m = keep & ((alphas * sign) > 0)
-            if m.any():
-                add(s, fam, px, py, alphas[m], thetas[m], final)
+            valid = valid & (fam == only[0]) & \
+                (np.hypot(px - only[1][0], py - only[1][1]) < 1e-6)
+        m = keep & ((alphas * sign) > 0)
+        sel = np.flatnonzero(m)
+        block(slot, fam, valid, px, py, sel, alphas[m], thetas[m])
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in
+                                         ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
+    if blocks:
+        parts = [np.concatenate(col) for col in zip(*blocks, strict=True)]
+        order = np.lexsort((parts[2], parts[1], parts[0]))
+        for key, col in zip(("s", "fam", "px", "py", "al", "th", "fx", "fy"), parts[3:],
+                            strict=True):
+            cols[key].append(col[order])
     tables = extra
     if cols["th"]:
         c = {k: np.concatenate(v) for k, v in cols.items()}
