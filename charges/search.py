@@ -863,7 +863,9 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
     best = _refine(form, start, tbody, frame, first, world)
     seen = {(round(first.s, 6), first.family)}
     for i in rest:
-        if float(cands.length[i]) > first.length + slack or len(seen) > REFINE_RIVALS:
+        # A rival's refined path is at most one wheel step shorter than its grid path, so
+        # one longer than the best so far plus that step cannot win.
+        if float(cands.length[i]) > best.length + slack or len(seen) > REFINE_RIVALS:
             break
         key = (round(float(cands.s[i]), 6), FAMILIES[int(cands.family[i])])
         if key in seen or any(abs(key[0] - s) < spacing_mm for s in taken):
