@@ -31,7 +31,7 @@ def _overlap_free(form: g.Formation, pose: g.Pose, obstacle, limit: float) -> fl
     if not g.overlapping(g.Forward(limit).swept(form, pose), obstacle):
         return limit
     lo, hi = 0.0, limit
-    for _ in range(40):
+    for _ in range(32):  # within limit / 2**32 (5e-7 mm for 2 m); lo was tested clear
         mid = (lo + hi) / 2
         if g.overlapping(g.Forward(mid).swept(form, pose), obstacle):
             hi = mid
@@ -129,7 +129,9 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
         blk = blocked(1.0)
         if blk is not None:
             lo, hi = 0.0, 1.0  # fraction of the turn that is clear
-            for _ in range(40):
+            # 24 halvings: within 1.1e-5 degrees of the largest clear turn (3e-5 mm at the
+            # corners of a 300 mm unit), and ``lo`` itself was tested clear.
+            for _ in range(24):
                 mid = (lo + hi) / 2
                 if blocked(mid):
                     hi = mid
