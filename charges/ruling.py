@@ -21,7 +21,7 @@ from .fleeing import search_fleeing
 from .moves import FailedMove, failed_charge_move
 from .request import ChargeDecl, Request, parse_request
 from .rulesets import Ruleset
-from .search import ChargeMove, Rejected, search_charge
+from .search import ChargeMove, Rejected, SearchMemo, search_charge
 from .special import Placement, SpecialPlan, plan_special, reform_placement
 from .world import World
 
@@ -88,10 +88,12 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
             res.move = search_fleeing(charger, target, world)
         else:
             target_world = World.for_unit(scene, target, ignore=frozenset({charger.id}))
+            memo = SearchMemo()
             res.move, res.rejected = search_charge(charger, target, d.facing, world,
-                                                   target_world)
+                                                   target_world, memo=memo)
             if res.move is None:
-                res.special = plan_special(scene, charger, target, d.facing, world, ruleset)
+                res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
+                                           memo)
     res.odds = _odds(res)
     return res
 

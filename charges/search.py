@@ -480,7 +480,8 @@ SAMPLE_FRACTIONS = (0.25, 0.5, 0.75)
 
 def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, target: g.Body,
                    world: World, with_align: bool = True,
-                   path_blocked: np.ndarray | None = None) -> np.ndarray:
+                   path_blocked: np.ndarray | None = None,
+                   fixed_blocked: np.ndarray | None = None) -> np.ndarray:
     """Vectorised first pass over every candidate path: False where the path is certainly
     blocked. Straight sweeps are tested exactly (separating axes on the swept hull); the wheel
     and the align through positions sampled along them, which lie inside the true swept area,
@@ -489,7 +490,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     The stages run from the most to the least discriminating, each only on the rows still
     alive, so a blocked table costs little more than its first stage. ``path_blocked``, when
     given, is set True for the rows a stage of the path itself (not the align) rejected: the
-    target-turn fallback, which has no align, need not test those again."""
+    target-turn fallback, which has no align, need not test those again. ``fixed_blocked``,
+    when given, is set True for the rows rejected by the table edge or by something other than
+    an enemy unit: they stay blocked in any world that only lacks some enemies (SearchMemo)."""
     n = len(table)
     ok = np.ones(n, dtype=bool)
     if n == 0:
@@ -553,13 +556,18 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
             & (lo[:, 1, None] <= pb[None, :, 3] + e) & (hi[:, 1, None] >= pb[None, :, 1] - e)
         near &= alive[:, None]
         ii, pp = np.nonzero(near)
+        if fixed_blocked is not None:
+            fixed_blocked[idx[~alive]] = True  # the table edge
         if len(ii):
             if is_sweep:
                 depth = g.contact.sweep_penetrations(shapes[0][ii], shapes[1][ii],
                                                      parts.corners[pp])
             else:
                 depth = g.contact.rect_penetrations(shapes[ii], parts.corners[pp])
-            alive[ii[depth > parts.limit[pp]]] = False
+            hit = depth > parts.limit[pp]
+            alive[ii[hit]] = False
+            if fixed_blocked is not None:
+                fixed_blocked[idx[ii[hit & (parts.limit[pp] > 0)]]] = True  # not an enemy
         ok[idx[~alive]] = False
         if path_blocked is not None and not is_align:
             path_blocked[idx[~alive]] = True
@@ -729,33 +737,47 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
                       cand.s, cand.family, rejected, target_pivot)
 
 
+@dataclass
+class SearchMemo:
+    """What one search learned that another, in a world with fewer enemy units, can reuse
+    (RULES.md 5 asks whether a move would exist without the enemies in the way): per group of
+    end positions (keyed by its contact counts), the rows of its candidate table certainly
+    blocked by the table edge, the target, a friend or terrain, which stay in every such
+    world. Share a memo only between searches of one charger into one facing of one target in
+    worlds that differ by enemy units removed."""
+
+    fixed_dead: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+
+
 def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
-                  target_world: World | None = None, allow_target_turn: bool = True
-                  ) -> tuple[ChargeMove | None, list[Rejected]]:
+                  target_world: World | None = None, allow_target_turn: bool = True,
+                  memo: SearchMemo | None = None) -> tuple[ChargeMove | None, list[Rejected]]:
     """The best legal charge move of ``charger`` into ``facing`` of ``target`` (RULES.md 4).
 
     Returns the move (or None) and the better groups that were rejected, with reasons.
     """
     moves, rejected = search_moves(charger, target, facing, world, target_world,
-                                   allow_target_turn, 1)
+                                   allow_target_turn, 1, memo=memo)
     return (moves[0] if moves else None), rejected
 
 
 def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
-                      world: World) -> bool:
+                      world: World, memo: SearchMemo | None = None) -> bool:
     """Whether any legal charge move without turning the target exists (RULES.md 5 asks only
     this of the units in the way): the first legal path found ends the search, with no
     refinement of which one is best."""
-    moves, _ = search_moves(charger, target, facing, world, None, False, 1, refine=False)
+    moves, _ = search_moves(charger, target, facing, world, None, False, 1, refine=False,
+                            memo=memo)
     return bool(moves)
 
 
 def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                  target_world: World | None = None, allow_target_turn: bool = True,
-                 k: int = 1, spacing_mm: float = 10.0, refine: bool = True
-                 ) -> tuple[list[ChargeMove], list[Rejected]]:
+                 k: int = 1, spacing_mm: float = 10.0, refine: bool = True,
+                 memo: SearchMemo | None = None) -> tuple[list[ChargeMove], list[Rejected]]:
     """Up to ``k`` legal charge moves, best first, ending at offsets at least ``spacing_mm``
-    apart (alternatives for multiple charges, RULES.md 8)."""
+    apart (alternatives for multiple charges, RULES.md 8). ``memo`` skips the rows an earlier
+    search found blocked for good and records this search's (SearchMemo)."""
     form, start = charger.formation, charger.pose
     tbody = target.body
     frame = facing_frame(tbody, facing)
@@ -779,7 +801,14 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         known_bad = np.zeros(len(table), dtype=bool)
         known_ok = np.zeros(len(table), dtype=bool)
         all_tables.append((grp, table, known_bad, known_ok))
-        rows = np.flatnonzero(np.isin(table.s, open_offsets))
+        key = (grp.charger_models, grp.target_models)
+        fixed = np.zeros(len(table), dtype=bool)
+        if memo is not None:
+            prior = memo.fixed_dead.get(key)
+            if prior is not None and len(prior) == len(table):
+                fixed = prior
+            memo.fixed_dead[key] = fixed
+        rows = np.flatnonzero(np.isin(table.s, open_offsets) & ~fixed)
         cands = table.subset(rows)
         reasons: Counter = Counter()
         hit = False
@@ -791,11 +820,14 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             part = cands.subset(chunk)
             alive = arrival_clear(part, form, tbody)
             known_bad[rows[chunk[~alive]]] = True
+            fixed[rows[chunk[~alive]]] = True
             tried = np.flatnonzero(alive)
             bad = np.zeros(len(tried), dtype=bool)
+            for_good = np.zeros(len(tried), dtype=bool)
             alive[tried] = path_prefilter(part.subset(tried), form, start, tbody, world,
-                                          path_blocked=bad)
+                                          path_blocked=bad, fixed_blocked=for_good)
             known_bad[rows[chunk[tried[bad]]]] = True
+            fixed[rows[chunk[tried[for_good]]]] = True
             known_ok[rows[chunk[alive]]] = True
             for pos in np.flatnonzero(alive):
                 i = int(chunk[pos])
@@ -812,8 +844,11 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                     found.append(_finish(charger, target, frame, best, False, list(rejected)))
                     if len(found) >= k:
                         return found, rejected
-                elif att.blocked is not None:
-                    reasons[f"blocked by {att.blocked.describe()}"] += 1
+                else:
+                    if att.blocked is None or att.blocked.kind != "enemy":
+                        fixed[rows[i]] = True
+                    if att.blocked is not None:
+                        reasons[f"blocked by {att.blocked.describe()}"] += 1
         if not hit and not found:
             rejected.append(Rejected(grp.charger_models, grp.target_models,
                                      _describe_block(reasons or blocked_ends)))

@@ -20,7 +20,14 @@ import geometry as g
 from .declaration import declare
 from .moves import first_contact
 from .rulesets import Ruleset
-from .search import contact_counts, facing_frame, flush_pose, legal_move_exists, offset_candidates
+from .search import (
+    SearchMemo,
+    contact_counts,
+    facing_frame,
+    flush_pose,
+    legal_move_exists,
+    offset_candidates,
+)
 from .world import Obstacle, World
 
 
@@ -53,7 +60,8 @@ def could_charge(scene: g.Scene, charger: g.Unit, enemy: g.Unit, ruleset: Rulese
 
 
 def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
-                 world: World, ruleset: Ruleset) -> SpecialPlan | None:
+                 world: World, ruleset: Ruleset,
+                 memo: SearchMemo | None = None) -> SpecialPlan | None:
     """What RULES.md 5 gives when no legal charge move exists: a plan with ``charged`` set when
     the special charge applies, a plan with ``charged`` None when the straight move could not
     reach an enemy anyway (``stopped_by`` says what it meets), or None when the rule does not
@@ -84,13 +92,15 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
         return SpecialPlan((), dist, None, stopped)
     # Cheap exit first: if even without those enemies no move exists, terrain, friends or
     # engaged units are in the way, and there is no special charge.
-    if not legal_move_exists(charger, target, facing, world.without({u.id for u in near})):
+    # ``memo``: what the search that found no move learned; these worlds lack only enemies.
+    if not legal_move_exists(charger, target, facing, world.without({u.id for u in near}),
+                             memo):
         return None
     blockers = tuple(u.id for u in near if not could_charge(scene, charger, u, ruleset))
     if not blockers:
         return None
     if set(blockers) != {u.id for u in near}:
-        if not legal_move_exists(charger, target, facing, world.without(set(blockers))):
+        if not legal_move_exists(charger, target, facing, world.without(set(blockers)), memo):
             return None  # other units in the way could be charged: no special charge
     return SpecialPlan(blockers, dist, hit, None)
 
