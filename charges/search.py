@@ -600,19 +600,25 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
     pre_poly = shapely.Polygon(pre_coords)
     if not shapely.dwithin(pre_poly, target.polygon, EPS):
         return Attempt(False, None, "does not reach the target")
+    # Boxes first: an area whose bounding box clears every obstacle needs no exact test. The
+    # final and contact positions lie outside the target by construction (flush with, or
+    # just touching, its facing; the arrival overlap was tested above), so for them the
+    # target may be left out of the box test.
     final_poly = g.boundary(form, cand.final) if not target_turns else pre_poly
-    blk = world.blocked(final_poly)
-    if blk:
-        return Attempt(False, blk, "final position")
-    blk = world.blocked(pre_poly)
-    if blk:
-        return Attempt(False, blk, "contact position")
+    if not world.box_clear(final_poly.bounds, ignore_target=True):
+        blk = world.blocked(final_poly)
+        if blk:
+            return Attempt(False, blk, "final position")
+    if not world.box_clear(pre_poly.bounds, ignore_target=True):
+        blk = world.blocked(pre_poly)
+        if blk:
+            return Attempt(False, blk, "contact position")
     pose = start
     for step in cand.steps():
-        area = step.swept(form, pose)
-        blk = world.blocked(area)
-        if blk:
-            return Attempt(False, blk, step.kind)
+        if not world.box_clear(step.bounds(form, pose)):
+            blk = world.blocked(step.swept(form, pose))
+            if blk:
+                return Attempt(False, blk, step.kind)
         pose = step.apply(form, pose)
     if cand.align_point is not None and abs(cand.align_deg) > 1e-9:
         if target_turns:

@@ -131,6 +131,28 @@ class World:
         """Every obstacle's convex pieces stacked for the vectorised first pass."""
         return PartTable.of(self.obstacles)
 
+    @cached_property
+    def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        bounds = np.asarray([o.bounds for o in self.obstacles], dtype=float).reshape(-1, 4)
+        return bounds, np.asarray([o.kind == "target" for o in self.obstacles], dtype=bool)
+
+    def box_clear(self, box: tuple[float, float, float, float],
+                  ignore_target: bool = False) -> bool:
+        """True when an area with bounding box ``box`` certainly clears everything: inside the
+        table and more than EPS_MM from every obstacle's box (then it neither overlaps nor
+        touches any). A cheap test that spares building an exact sweep; False says nothing."""
+        e = g.EPS_MM
+        x0, y0, x1, y1 = box
+        tx0, ty0, tx1, ty1 = self.table.bounds
+        if x0 < tx0 - e or y0 < ty0 - e or x1 > tx1 + e or y1 > ty1 + e:
+            return False
+        b, is_target = self._boxes
+        near = (b[:, 0] <= x1 + e) & (b[:, 2] >= x0 - e) & (b[:, 1] <= y1 + e) & \
+            (b[:, 3] >= y0 - e)
+        if ignore_target:
+            near &= ~is_target
+        return not near.any()
+
     def without(self, ids: set[str]) -> World:
         return World(self.table, [o for o in self.obstacles if o.id not in ids])
 

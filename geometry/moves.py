@@ -16,7 +16,7 @@ from shapely.geometry import Polygon
 
 from .formation import Formation, boundary, boundary_coords, box_coords, corners
 from .pose import Point, Pose, normalize_deg
-from .sweep import rotation_sweep
+from .sweep import rotation_bounds, rotation_sweep
 
 Pivot = Literal["left", "right"]
 
@@ -70,6 +70,13 @@ class Forward:
     def length_mm(self, form: Formation) -> float:
         return abs(self.distance_mm)
 
+    def bounds(self, form: Formation, pose: Pose) -> tuple[float, float, float, float]:
+        """Bounding box of the swept area, without building it."""
+        w, d, m = form.width / 2, form.depth / 2, self.distance_mm
+        pts = box_coords(pose, -w, w, min(-d, -d + m), max(d, d + m))
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        return (min(xs), min(ys), max(xs), max(ys))
+
     def params(self) -> dict:
         return {"distance_mm": round(self.distance_mm, 4)}
 
@@ -86,6 +93,11 @@ class Wheel:
     def swept(self, form: Formation, pose: Pose) -> Polygon:
         return rotation_sweep(boundary_coords(form, pose), wheel_pivot(form, pose, self.pivot),
                               self.angle_deg)
+
+    def bounds(self, form: Formation, pose: Pose) -> tuple[float, float, float, float]:
+        """Bounding box of the swept area, without building it."""
+        return rotation_bounds(boundary_coords(form, pose),
+                               wheel_pivot(form, pose, self.pivot), self.angle_deg)
 
     def length_mm(self, form: Formation) -> float:
         """Movement a wheel uses: the arc of the outer front corner, W * theta (RULES.md 9)."""
@@ -107,6 +119,10 @@ class Align:
     def swept(self, form: Formation, pose: Pose) -> Polygon:
         return rotation_sweep(boundary_coords(form, pose), self.pivot_point, self.angle_deg)
 
+    def bounds(self, form: Formation, pose: Pose) -> tuple[float, float, float, float]:
+        """Bounding box of the swept area, without building it."""
+        return rotation_bounds(boundary_coords(form, pose), self.pivot_point, self.angle_deg)
+
     def length_mm(self, form: Formation) -> float:
         return 0.0  # the align is free (RULES.md 4)
 
@@ -125,6 +141,10 @@ class Turn:
 
     def swept(self, form: Formation, pose: Pose) -> Polygon:
         return rotation_sweep(boundary_coords(form, pose), pose.centre, self.angle_deg)
+
+    def bounds(self, form: Formation, pose: Pose) -> tuple[float, float, float, float]:
+        """Bounding box of the swept area, without building it."""
+        return rotation_bounds(boundary_coords(form, pose), pose.centre, self.angle_deg)
 
     def length_mm(self, form: Formation) -> float:
         return 0.0  # the failed-charge turn is free (RULES.md 6)
@@ -148,6 +168,9 @@ class Reform:
     def swept(self, form: Formation, pose: Pose) -> Polygon:
         # Placed, not moved: only the new footprint matters.
         return boundary(form, self.pose)
+
+    def bounds(self, form: Formation, pose: Pose) -> tuple[float, float, float, float]:
+        return boundary(form, self.pose).bounds
 
     def length_mm(self, form: Formation) -> float:
         return 0.0

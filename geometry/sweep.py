@@ -174,3 +174,29 @@ def rotation_sweep(rect: Sequence[Point], centre: Point, angle_deg: float) -> Po
         # still lose a piece (see OVERLAY_GRID_MM), snap rounding is robust.
         merged = shapely.union_all(parts, grid_size=OVERLAY_GRID_MM)
     return merged  # type: ignore[return-value]
+
+
+def rotation_bounds(rect: Sequence[Point], centre: Point, angle_deg: float
+                    ) -> tuple[float, float, float, float]:
+    """Exact bounding box (x0, y0, x1, y1) of the region a polygon sweeps rotating about
+    ``centre``: at every angle the extremes are corners, so it is the box of every corner's
+    arc, that is of its two ends and of the circle's axis points the arc passes."""
+    c = np.asarray(rect, dtype=float) - np.asarray(centre, dtype=float)
+    r = np.hypot(c[:, 0], c[:, 1])
+    a0 = np.arctan2(c[:, 1], c[:, 0])
+    th = math.radians(angle_deg)
+    lo_a, hi_a = (a0, a0 + th) if th >= 0 else (a0 + th, a0)
+    ends = np.concatenate([np.stack([r * np.cos(lo_a), r * np.sin(lo_a)], axis=1),
+                           np.stack([r * np.cos(hi_a), r * np.sin(hi_a)], axis=1)])
+    x0, y0 = ends.min(axis=0)
+    x1, y1 = ends.max(axis=0)
+    # An axis direction k * 90 degrees lies on a corner's arc when some 2 pi n + k pi / 2 falls
+    # in [lo, hi].
+    for k, (ux, uy) in enumerate(((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))):
+        base = k * math.pi / 2
+        passes = np.floor((hi_a - base) / (2 * math.pi)) >= np.ceil((lo_a - base) / (2 * math.pi))
+        if passes.any():
+            rr = r[passes].max()
+            x0, x1 = min(x0, rr * ux), max(x1, rr * ux)
+            y0, y1 = min(y0, rr * uy), max(y1, rr * uy)
+    return (centre[0] + x0, centre[1] + y0, centre[0] + x1, centre[1] + y1)

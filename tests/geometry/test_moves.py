@@ -154,3 +154,17 @@ def test_step_json_round_trip_replays(form, pose, kinds, angle):
     again = g.replay(form, pose, [g.step_from_json(d) for d in data])
     for d, p in zip(data, again, strict=True):
         assert p.close_to(g.Pose.from_json(d["pose"]))
+
+
+@given(formations, poses, angles, st.sampled_from(["left", "right"]), pivot_points)
+@settings(max_examples=60, deadline=None)
+def test_step_bounds_hold_the_sweep_tightly(form, pose, angle, pivot, point):
+    """A step's bounding box (used to skip exact sweeps far from everything) holds every
+    intermediate position and is no larger than the swept polygon's box."""
+    for step in _steps(angle, pivot, point, pose):
+        x0, y0, x1, y1 = step.bounds(form, pose)
+        sx0, sy0, sx1, sy1 = step.swept(form, pose).bounds
+        # The swept polygon is circumscribed, up to SWEEP_TOL_MM outside the true region.
+        tol = SWEEP_TOL_MM + 1e-6
+        assert sx0 >= x0 - tol and sy0 >= y0 - tol and sx1 <= x1 + tol and sy1 <= y1 + tol
+        assert x0 >= sx0 - 1e-6 and y0 >= sy0 - 1e-6 and x1 <= sx1 + 1e-6 and y1 <= sy1 + 1e-6
