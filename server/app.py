@@ -15,12 +15,15 @@ geometry lives here. Three promises shape the code:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
 import logging
+import multiprocessing
 import os
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -279,16 +282,55 @@ def _markers(text: str) -> dict[str, Any]:
     return doc
 
 
+def detect_upload(data: bytes, marker_doc: dict[str, Any]) -> tuple[str, Any]:
+    """Decode an uploaded photo and detect its scene, as one job for a worker process: only
+    the bytes go in and the scene comes out (no decoded image crosses the process boundary).
+    Errors come back as values, ``("client", (status, code, detail, field))`` or
+    ``("engine", message)``, so nothing depends on pickling an exception."""
+    try:
+        pic = decode_photo(data, False)
+    except ClientError as e:
+        return "client", (e.status, e.error, e.detail, e.field)
+    try:
+        return "ok", vision.detect(pic.bgr, marker_doc)
+    except ValueError as e:
+        return "engine", str(e)
+
+
 # -- the engine, off the event loop -----------------------------------------------------------
 
 
 class Workers:
     """Runs blocking work in threads. Image work (decode, detect, draw) holds large arrays, so
-    few run at once; rulings have their own pool so they never queue behind photos."""
+    few run at once; rulings have their own pool so they never queue behind photos.
 
-    def __init__(self, image_slots: int, rule_slots: int) -> None:
+    With ``processes`` > 0, photo detection (``/api/detect``) runs in that many worker
+    processes instead: the Python parts of detection then do not hold this process's GIL, so
+    rulings answered meanwhile are not slowed by them (bench/load.py)."""
+
+    def __init__(self, image_slots: int, rule_slots: int, processes: int = 0) -> None:
         self._slots = {"image": image_slots, "rule": rule_slots}
         self._limiters: dict[str, anyio.CapacityLimiter] = {}
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        if self.processes > 0 and self._pool is None:
+            # spawn, not fork: the server process already runs threads.
+            self._pool = ProcessPoolExecutor(self.processes,
+                                             mp_context=multiprocessing.get_context("spawn"))
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    async def run_process(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker process when there are any, else in the image threads."""
+        if self._pool is None:
+            return await self.run("image", fn, *args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, partial(fn, *args))
 
     async def run(self, pool: str, fn: Callable[..., T], *args: Any) -> T:
         limiter = self._limiters.get(pool)
@@ -349,7 +391,7 @@ def _links(review_id: str) -> dict[str, str]:
             "thumbnail_url": f"{base}/thumbnail.jpg"}
 
 
-def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
+def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int = 0) -> FastAPI:
     """The umpire server over the reviews stored in ``data_dir``.
 
     ``max_upload_mb`` bounds every request body (photos included), in MB of 10^6 bytes.
@@ -361,7 +403,8 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
     # Photos get one core fewer than the machine has: rulings and the event loop keep a core
     # of their own, so a queue of detections does not push ruling latency up (bench/load.py:
     # on 2 cores this halved the rulings' p50 under the mixed load).
-    workers = Workers(image_slots=max(1, cpus - 1), rule_slots=max(4, 2 * cpus))
+    workers = Workers(image_slots=max(1, cpus - 1), rule_slots=max(4, 2 * cpus),
+                      processes=detect_processes)
     error_responses: dict[int | str, dict[str, Any]] = {
         code: {"model": m.ErrorBody, "description": text} for code, text in (
             (400, "Malformed input: broken JSON, a broken image file"),
@@ -375,8 +418,12 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        store.close()  # a clean stop; a killed server needs nothing (see server/storage.py)
+        workers.start()
+        try:
+            yield
+        finally:
+            workers.stop()
+            store.close()  # a clean stop; a killed server needs nothing (server/storage.py)
 
     app = FastAPI(
         lifespan=lifespan,
@@ -438,7 +485,13 @@ def create_app(data_dir: Path, max_upload_mb: float = 25) -> FastAPI:
     async def detect(photo: PhotoField,
                      markers: MarkersField) -> Any:
         """The scene seen in the photo, with the detection report (markers seen, homography)."""
-        _, _, scene = await detect_photo(photo, markers, want_thumbnail=False)
+        marker_doc = _markers(await _text(markers, "markers"))
+        status, value = await workers.run_process(detect_upload, await photo.read(), marker_doc)
+        if status == "client":
+            raise ClientError(*value)
+        if status == "engine":
+            raise _engine_error(ValueError(value), "detection")
+        scene = value
         try:
             m.DetectedScene.model_validate(scene)
         except ValidationError as e:

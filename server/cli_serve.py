@@ -31,6 +31,9 @@ def serve(
              "$XDG_DATA_HOME/umpire]")] = None,
     max_upload_mb: Annotated[float, typer.Option(
         help="Largest request body accepted, in MB; larger uploads get 413")] = 25.0,
+    detect_processes: Annotated[int | None, typer.Option(
+        min=0, help="Worker processes for photo detection, so photos do not slow rulings "
+                    "(0: threads in the server process) [default: CPUs - 1, at least 1]")] = None,
 ) -> None:
     """Serve the web page and the HTTP API (docs at /docs)."""
     import uvicorn
@@ -41,7 +44,10 @@ def serve(
     if max_upload_mb <= 0:
         raise InputError(f"--max-upload-mb: must be positive, not {max_upload_mb}")
     try:
-        application = create_app(data_dir, max_upload_mb=max_upload_mb)
+        procs = detect_processes if detect_processes is not None else \
+            max(1, (os.cpu_count() or 2) - 1)
+        application = create_app(data_dir, max_upload_mb=max_upload_mb,
+                                 detect_processes=procs)
     except OSError as e:
         raise InputError(f"--data {data_dir}: cannot use this folder ({e})") from None
     shown = "localhost" if host in ("127.0.0.1", "::1") else host

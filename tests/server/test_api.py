@@ -538,3 +538,26 @@ def test_every_scenario_rules_over_http_as_documented(client: TestClient, path: 
     for i, c in enumerate(expect.get("charges", [])):
         if "outcome" in c:
             assert ruling.charges[i].outcome == c["outcome"], (i, ruling.charges[i].outcome)
+
+
+def test_detection_in_a_worker_process_gives_the_same_answers(tmp_path, sample_photo,
+                                                               sample_markers_text, detected):
+    """``umpire serve`` detects photos in worker processes (so photos do not hold the server's
+    GIL while rulings are answered): the scene and every refusal are as in the threads."""
+    plain = io.BytesIO()
+    Image.new("RGB", (640, 480), (120, 130, 90)).save(plain, "PNG")
+    with TestClient(create_app(tmp_path, detect_processes=1),
+                    raise_server_exceptions=False) as c:
+        r = c.post("/api/detect", files={"photo": ("table.jpg", sample_photo, "image/jpeg")},
+                   data={"markers": sample_markers_text})
+        assert r.status_code == 200, r.text
+        assert r.json()["units"] == detected["units"]
+        r = c.post("/api/detect", files={"photo": ("t.jpg", b"not a photo", "image/jpeg")},
+                   data={"markers": sample_markers_text})
+        assert_error(r, 415, "photo", "not an image")
+        r = c.post("/api/detect", files={"photo": ("t.jpg", sample_photo[:5000], "image/jpeg")},
+                   data={"markers": sample_markers_text})
+        assert_error(r, 400, "photo", "broken")
+        r = c.post("/api/detect", files={"photo": ("plain.png", plain.getvalue(), "image/png")},
+                   data={"markers": sample_markers_text})
+        assert 400 <= r.status_code < 500 and r.json()["detail"]
