@@ -699,10 +699,28 @@ class ChargeMove:
                 round(math.hypot(self.final.x - self.start.x, self.final.y - self.start.y), 6))
 
 
+def contact_counts_many(frame: FacingFrame, form: g.Formation, offsets: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`contact_counts` for many offsets at once."""
+    s = np.asarray(offsets, dtype=float)
+    if not frame.intervals:
+        z = np.zeros(len(s), dtype=int)
+        return z, z
+    a = np.asarray([iv[1] for iv in frame.intervals])
+    b = np.asarray([iv[2] for iv in frame.intervals])
+    lo = s[:, None] + np.arange(form.files)[None, :] * form.base_w  # (n, files)
+    hi = lo + form.base_w
+    meet = (lo[..., None] <= b + EPS) & (a <= hi[..., None] + EPS)  # (n, files, models)
+    ch = meet.any(axis=2).sum(axis=1)
+    tg = ((s[:, None] <= b + EPS) & (a <= s[:, None] + form.width + EPS)).sum(axis=1)
+    return ch, tg
+
+
 def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> list[Group]:
     groups: dict[tuple[int, int], list[float]] = {}
-    for s in offset_candidates(frame, form, tuple(straight_offsets(frame, form, start))):
-        cm, tm = contact_counts(frame, form, s)
+    offs = offset_candidates(frame, form, tuple(straight_offsets(frame, form, start)))
+    chs, tgs = contact_counts_many(frame, form, np.asarray(offs))
+    for s, cm, tm in zip(offs, chs.tolist(), tgs.tolist(), strict=True):
         if cm == 0 and tm == 0:
             continue
         groups.setdefault((cm, tm), []).append(s)
@@ -795,7 +813,12 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         open_offsets = []
         blocked_ends: Counter = Counter()
         for s in grp.offsets:
-            blk = world.blocked(g.boundary(form, flush_pose(frame, form, s)))
+            corners = boundary_coords(form, flush_pose(frame, form, s))
+            xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+            # Flush with the facing, an end position never overlaps the target itself.
+            box = (min(xs), min(ys), max(xs), max(ys))
+            blk = None if world.box_clear(box, ignore_target=True) else \
+                world.blocked(shapely.Polygon(corners))
             if blk is None:
                 open_offsets.append(s)
             else:
