@@ -99,16 +99,16 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
     m = res.move
     if res.outcome in ("success", "caught_fleeing", None) and m is not None and \
             res.declaration.declarable:
-        verb = "would" if res.outcome is None else "then"
+        verb = "would " if res.outcome is None else ""
         if t.state == "fleeing":
-            out.append(f"The shortest move reaching {t.id}: {c.id} {verb} "
+            out.append(f"The shortest move reaching {t.id}: {c.id} {verb}"
                        f"{describe_steps(res)}.")
             if res.outcome == "caught_fleeing":
                 out.append(f"{t.id} is caught and destroyed; {c.id} are disrupted until the end"
                            " of the player turn and may test Discipline for a post-combat "
                            "reform.")
             return
-        out.append(f"The charge move: {c.id} {verb} {describe_steps(res)}, ending flush "
+        out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
                    f"with {poss(t.id)} {m.facing}.")
         if m.target_final is not None:
             out.append(f"No position lets {c.id} align on its own, so {t.id} turns "
