@@ -584,8 +584,21 @@ class Attempt:
 
 
 def _sat_overlap(a: list, b: list) -> float:
-    """Overlap depth of two rectangles given by their corners (separating axes)."""
-    return float(g.contact.rect_penetrations(np.asarray([a], dtype=float), np.asarray(b))[0])
+    """Overlap depth of two rectangles given by their corners (separating axes), in plain
+    Python: for one pair it is several times faster than the vectorised test."""
+    depth = math.inf
+    for poly in (a, b):
+        for k in (0, 1):
+            ex, ey = poly[k + 1][0] - poly[k][0], poly[k + 1][1] - poly[k][1]
+            norm = math.hypot(ex, ey)
+            nx, ny = -ey / norm, ex / norm
+            pa = [p[0] * nx + p[1] * ny for p in a]
+            pb = [p[0] * nx + p[1] * ny for p in b]
+            overlap = min(max(pa), max(pb)) - max(min(pa), min(pb))
+            if overlap <= 0:
+                return 0.0
+            depth = min(depth, overlap)
+    return depth
 
 
 def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g.Body,

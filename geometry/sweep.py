@@ -180,23 +180,33 @@ def rotation_bounds(rect: Sequence[Point], centre: Point, angle_deg: float
                     ) -> tuple[float, float, float, float]:
     """Exact bounding box (x0, y0, x1, y1) of the region a polygon sweeps rotating about
     ``centre``: at every angle the extremes are corners, so it is the box of every corner's
-    arc, that is of its two ends and of the circle's axis points the arc passes."""
-    c = np.asarray(rect, dtype=float) - np.asarray(centre, dtype=float)
-    r = np.hypot(c[:, 0], c[:, 1])
-    a0 = np.arctan2(c[:, 1], c[:, 0])
+    arc, that is of its two ends and of the circle's axis points the arc passes. Plain Python:
+    a handful of corners, called once per exact candidate check."""
+    cx, cy = centre
     th = math.radians(angle_deg)
-    lo_a, hi_a = (a0, a0 + th) if th >= 0 else (a0 + th, a0)
-    ends = np.concatenate([np.stack([r * np.cos(lo_a), r * np.sin(lo_a)], axis=1),
-                           np.stack([r * np.cos(hi_a), r * np.sin(hi_a)], axis=1)])
-    x0, y0 = ends.min(axis=0)
-    x1, y1 = ends.max(axis=0)
-    # An axis direction k * 90 degrees lies on a corner's arc when some 2 pi n + k pi / 2 falls
-    # in [lo, hi].
-    for k, (ux, uy) in enumerate(((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))):
-        base = k * math.pi / 2
-        passes = np.floor((hi_a - base) / (2 * math.pi)) >= np.ceil((lo_a - base) / (2 * math.pi))
-        if passes.any():
-            rr = r[passes].max()
-            x0, x1 = min(x0, rr * ux), max(x1, rr * ux)
-            y0, y1 = min(y0, rr * uy), max(y1, rr * uy)
-    return (centre[0] + x0, centre[1] + y0, centre[0] + x1, centre[1] + y1)
+    cos_t, sin_t = math.cos(th), math.sin(th)
+    x0 = y0 = math.inf
+    x1 = y1 = -math.inf
+    two_pi = 2 * math.pi
+    for px, py in rect:
+        dx, dy = px - cx, py - cy
+        ex, ey = dx * cos_t - dy * sin_t, dx * sin_t + dy * cos_t
+        x0, x1 = min(x0, dx, ex), max(x1, dx, ex)
+        y0, y1 = min(y0, dy, ey), max(y1, dy, ey)
+        r = math.hypot(dx, dy)
+        a0 = math.atan2(dy, dx)
+        lo, hi = (a0, a0 + th) if th >= 0 else (a0 + th, a0)
+        # An axis direction k * 90 degrees lies on the arc when some 2 pi n + k pi / 2 falls
+        # in [lo, hi].
+        for k in range(4):
+            base = k * math.pi / 2
+            if math.floor((hi - base) / two_pi) >= math.ceil((lo - base) / two_pi):
+                if k == 0:
+                    x1 = max(x1, r)
+                elif k == 1:
+                    y1 = max(y1, r)
+                elif k == 2:
+                    x0 = min(x0, -r)
+                else:
+                    y0 = min(y0, -r)
+    return (cx + x0, cy + y0, cx + x1, cy + y1)
