@@ -25,7 +25,7 @@ import numpy as np
 from geometry import load_scene
 
 from .camera import DEFAULT_FOV_DEG, Intrinsics
-from .edges import refine_quads
+from .edges import EDGE_WINDOW_PX, SEARCH_PX, refine_quads
 from .errors import DetectionError
 from .markers import MarkerSet, load_markers
 from .table import TableView, calibrate_table
@@ -102,6 +102,7 @@ can be 2 px off in the photo) and then as for any marker. A marker the half-size
 full-size pass, so nothing is lost but time."""
 HALF_WINDOWS = (5, 5, 10)  # a 5 px window at half size (10 px in the photo) finds the most
 COARSE_SEARCH_PX = 4.0
+WIDE_EDGE_MIN_SIDE_PX = 48.0  # 8 bits of >= 6 px: room for the wide edge window
 OUTLINE_POSITION_MIN_PX_PER_MM = 1.2
 """Below this scale (a 1080p photo of a whole table is ~0.85 px/mm) the tray outline fit
 decides the facing only; the position stays the marker's (measured: bench/vision.py)."""
@@ -147,6 +148,17 @@ def find_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.nda
         return []
     quads = np.array([c.reshape(4, 2) for _, c in found], np.float64)
     refined, _ = refine_quads(gray, quads)
+    # Table markers whose border bit is wide enough take the wider edge window
+    # (edges.EDGE_WINDOW_PX): the table calibration rests on their corners, and a blurred edge
+    # cut by the narrow window moved every tray ~0.1 mm. Tray markers keep the narrow window,
+    # which the tray outline fit starts from (measured: the wide one made the outline facing
+    # worse at 1080p).
+    side = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1)
+    is_table = np.array([i in markers.table_by_id for i, _ in found], dtype=bool)
+    wide = is_table & (side >= WIDE_EDGE_MIN_SIDE_PX)
+    if wide.any():
+        refined[wide], _ = refine_quads(gray, quads[wide], search_px=SEARCH_PX,
+                                        window_px=EDGE_WINDOW_PX)
     return [(int(i), q) for (i, _), q in zip(found, refined, strict=True)]
 
 

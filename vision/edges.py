@@ -39,6 +39,18 @@ def step_positions(prof: np.ndarray, step: float, window_px: float = 1.5,
     return np.where(ok, pos, np.nan), np.where(ok, peak / step, 0.0)
 
 
+EDGE_WINDOW_PX = 2.5
+"""Half-width of the centroid window of a marker edge's rise. The window must hold the whole
+rise: a blurred edge (the issue's degraded photos: blur sigma 1 px on top of the optics') is
+wider than +-1.5 px, and a window that cuts its flanks pulls the centroid towards the steepest
+sample, whose place on a bilinearly sampled profile depends on the pixel grid: on rendered 4K
+tilt-40 photos with blur 1 px every table-marker corner came out ~0.06-0.15 px high in the
+photo, which moved the whole table calibration (and every tray) by ~0.1 mm."""
+SEARCH_PX = 3.5
+"""How far either side of the detector's edge the profiles reach (the window above must fit
+inside them)."""
+
+
 def _line_fit(pts: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weighted total-least-squares lines through batches of points (B, N, 2) with weights
     (B, N): centre (B, 2), unit direction (B, 2), RMS distance (B,)."""
@@ -57,7 +69,8 @@ def _line_fit(pts: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 
 
 def refine_quads(gray: np.ndarray, quads: np.ndarray, search_px: float = 2.5,
-                 step_px: float = 0.25, samples: int = 24) -> tuple[np.ndarray, np.ndarray]:
+                 step_px: float = 0.25, samples: int = 24,
+                 window_px: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
     """Corners (M, 4, 2) of dark squares on a light surround from their four edge lines, all
     markers in one batch; and a mask of the quads whose fit is trusted (the others keep the
     detector's corners)."""
@@ -80,7 +93,7 @@ def refine_quads(gray: np.ndarray, quads: np.ndarray, search_px: float = 2.5,
     flat = grid.reshape(-1, len(offs), 2).astype(np.float32)
     prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    pos, height = step_positions(prof, step_px)
+    pos, height = step_positions(prof, step_px, window_px)
     contrast = prof[:, -1] - prof[:, 0]
     pos = pos.reshape(m, 4, samples)
     height = height.reshape(m, 4, samples)

@@ -36,6 +36,14 @@ def table_40mm() -> Rendered:
 
 
 @pytest.fixture(scope="session")
+def table_4k_25mm() -> Rendered:
+    """A 3840x2160 photo, 20 degrees tilt, moderate degradation, 10 trays with 25 mm markers:
+    the issue's setting where a marker alone is not enough for the facing."""
+    scene, markers = random_table(11, n_units=10, marker_mm=25)
+    return render(scene, markers, Shot.degraded(width=3840, height=2160, tilt_deg=20, seed=11))
+
+
+@pytest.fixture(scope="session")
 def table_barrel() -> Rendered:
     """A barrel lens (k1 = -0.05) over a table with 8 border markers."""
     scene, markers = random_table(12, n_units=8, marker_mm=40, table_markers=8)

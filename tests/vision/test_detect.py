@@ -34,13 +34,18 @@ def test_degraded_1080p_photo_meets_the_accuracy_bar(table_40mm):
     assert det["timings_ms"]["total"] > 0
 
 
-def test_outline_refinement_improves_facing(table_40mm):
-    with_fit = errors(detect(table_40mm.image, table_40mm.markers), table_40mm.scene)
-    marker_only = errors(detect(table_40mm.image, table_40mm.markers, refine=False),
-                         table_40mm.scene)
+def test_outline_refinement_improves_facing(table_4k_25mm):
+    """With 25 mm markers at 4K the tray outline, not the marker, must give the facing (issue
+    4). Measured over 320 trays: facing p95 0.10 deg with the outline fit against 0.30 from
+    the marker alone (3840x2160, tilt 40, degraded). With 40 mm markers at 1080p the outline
+    is no better than the marker (tilt 40 degraded: p95 0.40 vs 0.39 deg; tilt 20 degraded:
+    0.47 vs 0.32, worse; both within the 0.8 deg bar), so this is tested at 4K only."""
+    t = table_4k_25mm
+    with_fit = errors(detect(t.image, t.markers), t.scene)
+    marker_only = errors(detect(t.image, t.markers, refine=False), t.scene)
     f_fit = np.percentile([e[1] for e in with_fit.values()], 90)
     f_marker = np.percentile([e[1] for e in marker_only.values()], 90)
-    assert f_fit < f_marker, (f_fit, f_marker)
+    assert f_fit < f_marker / 2, (f_fit, f_marker)
 
 
 def test_parallax_correction_matters(table_40mm):
