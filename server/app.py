@@ -22,6 +22,8 @@ import json
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -300,6 +302,20 @@ def detect_upload(data: bytes, marker_doc: dict[str, Any]) -> tuple[str, Any]:
 # -- the engine, off the event loop -----------------------------------------------------------
 
 
+def _exit_with_parent() -> None:
+    """Worker-process initializer: end this worker when the server process is gone. A server
+    killed outright (SIGKILL, a crash) cannot shut its pool down, and a worker blocked waiting
+    for jobs would otherwise outlive it."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 class Workers:
     """Runs blocking work in threads. Image work (decode, detect, draw) holds large arrays, so
     few run at once; rulings have their own pool so they never queue behind photos.
@@ -318,11 +334,12 @@ class Workers:
         if self.processes > 0 and self._pool is None:
             # spawn, not fork: the server process already runs threads.
             self._pool = ProcessPoolExecutor(self.processes,
-                                             mp_context=multiprocessing.get_context("spawn"))
+                                             mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_exit_with_parent)
 
     def stop(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     async def run_process(self, fn: Callable[..., T], *args: Any) -> T:

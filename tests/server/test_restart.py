@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import httpx
 import numpy as np
+import pytest
 
 from server.storage import ReviewStore
 
@@ -106,3 +107,38 @@ def test_acknowledged_reviews_survive_sigkill(tmp_path: Path, sample_photo: byte
             assert r.status_code == 201, r.text
     finally:
         server.stop()
+
+
+def _children(pid: int) -> set[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to list child processes")
+def test_detection_workers_do_not_outlive_a_killed_server(tmp_path: Path, sample_photo: bytes,
+                                                          sample_markers_text: str):
+    """A server killed outright cannot shut its photo workers down; they end on their own."""
+    server = start_server(tmp_path / "data", tmp_path / "server.log")
+    try:
+        r = httpx.post(f"{server.url}/api/detect", timeout=60,
+                       files={"photo": ("t.jpg", sample_photo, "image/jpeg")},
+                       data={"markers": sample_markers_text})
+        assert r.status_code == 200, r.text
+        workers = _children(server.proc.pid)
+        assert workers, "the server started no worker process"
+    finally:
+        server.kill()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in workers):
+        time.sleep(0.2)
+    alive = [p for p in workers if Path(f"/proc/{p}/stat").exists()
+             and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+    assert not alive, f"worker processes {alive} outlived the killed server"
