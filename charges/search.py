@@ -380,6 +380,30 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         (3, 3, (s_arr - eps <= 0.0) & (0.0 <= s_arr + w + eps), np.zeros(n_off), 1),
         (4, 3, (s_arr - eps <= L) & (L <= s_arr + w + eps), np.full(n_off, L), -1),
     ]
+    fdx, fdy = form.width / 2 * rx - form.depth / 2 * frame.f[0], \
+        form.width / 2 * ry - form.depth / 2 * frame.f[1]
+
+    def forward_distances(px: np.ndarray, py: np.ndarray, fx: np.ndarray, fy: np.ndarray,
+                          al: np.ndarray, th: np.ndarray) -> tuple[np.ndarray, ...]:
+        """d1, d2 and the determinant of the path ending at final centre (fx, fy) after an
+        align of ``al`` about (px, py), with a wheel of ``th`` (as the columns below)."""
+        ar = np.radians(-al)
+        cs, sn = np.cos(ar), np.sin(ar)
+        dx, dy = fx - px, fy - py
+        qx, qy = px + cs * dx - sn * dy, py + sn * dx + cs * dy
+        thr = np.radians(th)
+        ct, st = np.cos(thr), np.sin(thr)
+        cx = np.where(th > 0, fl0[0], fr0[0])
+        cy = np.where(th > 0, fl0[1], fr0[1])
+        ddx, ddy = start.x - cx, start.y - cy
+        vx = qx - (cx + ct * ddx - st * ddy)
+        vy = qy - (cy + st * ddx + ct * ddy)
+        a = np.radians(start.facing) + thr
+        ftx, fty = np.cos(a), np.sin(a)
+        det = f0x * fty - f0y * ftx
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det
+
     for slot, fam, valid, t, sign in pivots:
         px, py = ox + t * rx, oy + t * ry
         if only is not None:
@@ -387,7 +411,32 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                 (np.hypot(px - only[1][0], py - only[1][1]) < 1e-6)
         m = keep & ((alphas * sign) > 0)
         sel = np.flatnonzero(m)
-        block(slot, fam, valid, px, py, sel, alphas[m], thetas[m])
+        al, th = alphas[m], thetas[m]
+        if not valid.any() or len(th) == 0:
+            continue
+        # For one wheel angle both forward distances are affine in the offset (the pivot and
+        # the end pose move along the facing line), so two probes give every offset's signs:
+        # only the (offset, angle) pairs that can have both distances >= 0 become rows, with
+        # a margin far above rounding; the exact test below decides.
+        probes = []
+        for s0 in (0.0, 1.0):
+            tp = {1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot]
+            probes.append(forward_distances(
+                np.full(len(th), ox + tp * rx), np.full(len(th), oy + tp * ry),
+                np.full(len(th), ox + s0 * rx + fdx), np.full(len(th), oy + s0 * ry + fdy),
+                al, th))
+        (a1, a2, det), (e1, e2, _) = probes
+        sv = s_arr[:, None]
+        with np.errstate(invalid="ignore"):
+            possible = valid[:, None] & (a1 + (e1 - a1) * sv >= -1e-3) & \
+                (a2 + (e2 - a2) * sv >= -1e-3)
+        straight = ~(np.abs(det) > 1e-9)  # also nan: leave those to the exact test
+        possible[:, straight] = valid[:, None]
+        oi, ti = np.nonzero(possible)
+        if len(oi):
+            blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
+                           np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
+                           fys[oi]))
     cols: dict[str, list[np.ndarray]] = {k: [] for k in
                                          ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
     if blocks:
