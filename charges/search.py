@@ -313,9 +313,12 @@ def _wrap(a: np.ndarray) -> np.ndarray:
 def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                     offsets: float | list[float], theta_step: float = THETA_GRID_DEG,
                     thetas: np.ndarray | None = None,
-                    only: tuple[int, tuple[float, float]] | None = None) -> CandidateTable:
+                    only: tuple[int, tuple[float, float]] | None = None,
+                    select_rows: bool = True) -> CandidateTable:
     """Every path family ending flush at each offset, solved in closed form for a grid of
-    wheel angles (module doc, step 2), all offsets at once."""
+    wheel angles (module doc, step 2), all offsets at once. ``select_rows=False`` solves every
+    (offset, angle) pair instead of only those whose forward distances can be >= 0 (the same
+    table, slower: for tests)."""
     offs = [offsets] if isinstance(offsets, float | int) else list(offsets)
     f0x, f0y = start.forward
     corners0 = g.corners(form, start)
@@ -431,7 +434,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             possible = valid[:, None] & (a1 + (e1 - a1) * sv >= -1e-3) & \
                 (a2 + (e2 - a2) * sv >= -1e-3)
         straight = ~(np.abs(det) > 1e-9)  # also nan: leave those to the exact test
-        possible[:, straight] = valid[:, None]
+        possible[:, straight | (not select_rows)] = valid[:, None]
         oi, ti = np.nonzero(possible)
         if len(oi):
             blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
