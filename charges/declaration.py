@@ -53,18 +53,7 @@ def _wall_parts(poly: shapely.Polygon) -> tuple[np.ndarray, ...]:
     """Convex pieces (vertex arrays) of ``poly`` pulled in by EPS_MM: a sight line that only
     grazes a unit or a terrain piece is not blocked by it. Cached: the same units and terrain
     stand between many pairs of a charge map."""
-    inner = g.contact.shrunk(poly)
-    if inner.is_empty:
-        return ()
-    pieces = getattr(inner, "geoms", [inner])
-    out = []
-    for piece in pieces:
-        if piece.equals(piece.convex_hull):
-            out.append(np.asarray(piece.exterior.coords[:-1]))
-        else:
-            tris = shapely.constrained_delaunay_triangles(piece)
-            out.extend(np.asarray(t.exterior.coords[:-1]) for t in tris.geoms)
-    return tuple(out)
+    return tuple(g.contact.convex_pieces(g.contact.shrunk(poly)))
 
 
 def segments_hit(a: np.ndarray, b: np.ndarray, parts: np.ndarray) -> np.ndarray:
@@ -161,8 +150,7 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     if not in_arc:
         reasons.append(f"{target.id} is not inside {charger.id}'s front arc")
     dist = g.closest(charger.body.polygon, target.body.polygon)
-    assert charger.advance_in is not None
-    max_range = charger.advance_in + ruleset.dice_for(charger).max_total
+    max_range = ruleset.max_range_in(charger)
     too_far = dist.distance_in > max_range + 1e-9
     vis = in_arc and (every_reason or not too_far) and visible(scene, charger, target)
     if in_arc and not vis and (every_reason or not too_far):

@@ -29,6 +29,12 @@ class Ruleset:
     def dice_for(self, unit: g.Unit) -> DiceRule:
         return self.dice(unit.swiftstride)
 
+    def max_range_in(self, unit: g.Unit) -> float:
+        """The longest charge the unit can roll: its advance plus the dice's top total
+        (RULES.md 2, 3)."""
+        assert unit.advance_in is not None
+        return unit.advance_in + self.dice_for(unit).max_total
+
     def charged_facing(self, shares: dict[g.FacingName, float]) -> g.FacingName:
         """RULES.md 1: the arc holding more than half of the charger; else the largest share;
         a tie goes to the flank."""

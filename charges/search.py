@@ -96,14 +96,8 @@ def flush_pose(frame: FacingFrame, form: g.Formation, s: float) -> g.Pose:
 
 def contact_counts(frame: FacingFrame, form: g.Formation, s: float) -> tuple[int, int]:
     """(charger models, target models) in contact at offset ``s`` (RULES.md 4)."""
-    ch = 0
-    for i in range(form.files):
-        lo, hi = s + i * form.base_w, s + (i + 1) * form.base_w
-        if any(lo <= b + EPS and a <= hi + EPS for _, a, b in frame.intervals):
-            ch += 1
-    lo, hi = s, s + form.width
-    tg = sum(1 for _, a, b in frame.intervals if lo <= b + EPS and a <= hi + EPS)
-    return ch, tg
+    ch, tg = contact_counts_many(frame, form, np.array([s], dtype=float))
+    return int(ch[0]), int(tg[0])
 
 
 def straight_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> list[float]:
@@ -635,24 +629,6 @@ class Attempt:
     stage: str = ""
 
 
-def _sat_overlap(a: list, b: list) -> float:
-    """Overlap depth of two rectangles given by their corners (separating axes), in plain
-    Python: for one pair it is several times faster than the vectorised test."""
-    depth = math.inf
-    for poly in (a, b):
-        for k in (0, 1):
-            ex, ey = poly[k + 1][0] - poly[k][0], poly[k + 1][1] - poly[k][1]
-            norm = math.hypot(ex, ey)
-            nx, ny = -ey / norm, ex / norm
-            pa = [p[0] * nx + p[1] * ny for p in a]
-            pb = [p[0] * nx + p[1] * ny for p in b]
-            overlap = min(max(pa), max(pb)) - max(min(pa), min(pb))
-            if overlap <= 0:
-                return 0.0
-            depth = min(depth, overlap)
-    return depth
-
-
 def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g.Body,
                     world: World, target_turns: bool = False,
                     target_world: World | None = None) -> Attempt:
@@ -660,7 +636,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
     pre_coords = boundary_coords(form, cand.pre_align)
     tgt_coords = boundary_coords(target.form, target.pose)
     # First contact must be a touch, not an overlap, and must actually touch.
-    if _sat_overlap(pre_coords, tgt_coords) > EPS:
+    if g.contact.rect_overlap_depth(pre_coords, tgt_coords) > EPS:
         return Attempt(False, None, "overlaps the target on arrival")
     pre_poly = shapely.Polygon(pre_coords)
     if not shapely.dwithin(pre_poly, target.polygon, EPS):
@@ -692,9 +668,8 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
             blk = target_world.blocked(sweep)
             if blk:
                 return Attempt(False, blk, "target turn")
-            moved = shapely.Polygon(
-                [g.rotate_point(p, cand.align_point, -cand.align_deg) for p in tgt_coords])
-            if _sat_overlap(pre_coords, list(moved.exterior.coords)[:-1]) > EPS:
+            moved = [g.rotate_point(p, cand.align_point, -cand.align_deg) for p in tgt_coords]
+            if g.contact.rect_overlap_depth(pre_coords, moved) > EPS:
                 return Attempt(False, None, "target turn overlaps the charger")
         else:
             sweep = g.rotation_sweep(pre_coords, cand.align_point, cand.align_deg)
@@ -766,7 +741,9 @@ class ChargeMove:
 
 def contact_counts_many(frame: FacingFrame, form: g.Formation, offsets: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`contact_counts` for many offsets at once."""
+    """(charger models, target models) in contact at each offset (RULES.md 4): a charger file
+    and a presented target model touch when their intervals along the facing overlap or meet
+    (corner contact counts)."""
     s = np.asarray(offsets, dtype=float)
     if not frame.intervals:
         z = np.zeros(len(s), dtype=int)

@@ -79,8 +79,7 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
     near = [u for u in others if corridor.intersects(u.body.polygon)]
     if not near:
         return None
-    assert charger.advance_in is not None
-    reach = g.in_to_mm(charger.advance_in + ruleset.dice_for(charger).max_total)
+    reach = g.in_to_mm(ruleset.max_range_in(charger))
     dist, hit, kind = first_contact(charger.formation, charger.pose, world)
     if kind not in ("enemy", "target") or dist > reach + g.EPS_MM:
         if hit is None or dist > reach + g.EPS_MM:

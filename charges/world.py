@@ -34,12 +34,9 @@ class Obstacle:
     def __post_init__(self) -> None:
         self.bounds = self.polygon.bounds
         poly = self.polygon
-        if self.kind != "terrain" or (poly.geom_type == "Polygon"
-                                      and poly.equals(poly.convex_hull)):
-            self.convex_parts = [np.asarray(poly.exterior.coords[:-1])]
-        else:
-            tris = shapely.constrained_delaunay_triangles(poly)
-            self.convex_parts = [np.asarray(t.exterior.coords[:-1]) for t in tris.geoms]
+        # Units are rectangles; terrain may be any simple polygon.
+        self.convex_parts = [np.asarray(poly.exterior.coords[:-1])] if self.kind != "terrain" \
+            else g.contact.convex_pieces(poly)
 
     @cached_property
     def inner(self) -> BaseGeometry:

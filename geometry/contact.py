@@ -8,6 +8,7 @@ contact line (corner contact counts).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,22 @@ from .pose import Point
 def touching(a: BaseGeometry, b: BaseGeometry, eps: float = EPS_MM) -> bool:
     """Within ``eps`` of each other (contact, or overlap)."""
     return bool(shapely.dwithin(a, b, eps))
+
+
+def convex_pieces(poly: BaseGeometry) -> list[np.ndarray]:
+    """Convex pieces (vertex arrays) whose union is ``poly`` (a polygon or several): each
+    convex part itself, the others cut into constrained Delaunay triangles. What the
+    vectorised separating-axis tests need, which hold for convex shapes only."""
+    out: list[np.ndarray] = []
+    for piece in getattr(poly, "geoms", [poly]):
+        if piece.is_empty:
+            continue
+        if piece.equals(piece.convex_hull):
+            out.append(np.asarray(piece.exterior.coords[:-1]))
+        else:
+            tris = shapely.constrained_delaunay_triangles(piece)
+            out.extend(np.asarray(t.exterior.coords[:-1]) for t in tris.geoms)
+    return out
 
 
 def shrunk(poly: BaseGeometry, eps: float = EPS_MM) -> BaseGeometry:
@@ -57,6 +74,25 @@ def penetration_mm(a: BaseGeometry, b: BaseGeometry) -> float:
                 return 0.0
             depth = min(depth, overlap)
     return float(depth)
+
+
+def rect_overlap_depth(a: Sequence[Point], b: Sequence[Point]) -> float:
+    """Overlap depth of two rectangles given by their corners (separating axes; 0 when apart),
+    in plain Python: for one pair it is several times faster than :func:`penetration_mm` or
+    the vectorised :func:`rect_penetrations`."""
+    depth = math.inf
+    for poly in (a, b):
+        for k in (0, 1):
+            ex, ey = poly[k + 1][0] - poly[k][0], poly[k + 1][1] - poly[k][1]
+            norm = math.hypot(ex, ey)
+            nx, ny = -ey / norm, ex / norm
+            pa = [p[0] * nx + p[1] * ny for p in a]
+            pb = [p[0] * nx + p[1] * ny for p in b]
+            overlap = min(max(pa), max(pb)) - max(min(pa), min(pb))
+            if overlap <= 0:
+                return 0.0
+            depth = min(depth, overlap)
+    return depth
 
 
 def bodies_overlap(a: Body, b: Body, eps: float = EPS_MM) -> bool:

@@ -61,19 +61,21 @@ class Forward:
     def apply(self, form: Formation, pose: Pose) -> Pose:
         return forward(pose, self.distance_mm)
 
-    def swept(self, form: Formation, pose: Pose) -> Polygon:
+    def _swept_coords(self, form: Formation, pose: Pose) -> list[Point]:
         # Moving along its own facing, the rectangle sweeps a longer rectangle: the convex
         # hull of the start and end boundaries, built directly.
         w, d, m = form.width / 2, form.depth / 2, self.distance_mm
-        return Polygon(box_coords(pose, -w, w, min(-d, -d + m), max(d, d + m)))
+        return box_coords(pose, -w, w, min(-d, -d + m), max(d, d + m))
+
+    def swept(self, form: Formation, pose: Pose) -> Polygon:
+        return Polygon(self._swept_coords(form, pose))
 
     def length_mm(self, form: Formation) -> float:
         return abs(self.distance_mm)
 
     def bounds(self, form: Formation, pose: Pose) -> tuple[float, float, float, float]:
         """Bounding box of the swept area, without building it."""
-        w, d, m = form.width / 2, form.depth / 2, self.distance_mm
-        pts = box_coords(pose, -w, w, min(-d, -d + m), max(d, d + m))
+        pts = self._swept_coords(form, pose)
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         return (min(xs), min(ys), max(xs), max(ys))
 

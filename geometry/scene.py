@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -268,13 +268,21 @@ def format_validation_error(err: ValidationError, data: Any, prefix: str = "") -
     return "\n".join(lines)
 
 
-def load_scene(data: Any, prefix: str = "scene: ") -> Scene:
-    """Validate scene JSON (a dict) into a :class:`Scene`, or raise :class:`SceneError`."""
-    if isinstance(data, Scene):
+M = TypeVar("M", bound=BaseModel)
+
+def validate_json(model: type[M], error: type[Exception], data: Any, prefix: str) -> M:
+    """``data`` (a JSON object) validated into ``model``, or ``error`` naming every bad field
+    under ``prefix``; an instance of ``model`` is returned as it is."""
+    if isinstance(data, model):
         return data
     if not isinstance(data, dict):
-        raise SceneError(f"{prefix}must be a JSON object")
+        raise error(f"{prefix}must be a JSON object")
     try:
-        return Scene.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as err:
-        raise SceneError(format_validation_error(err, data, prefix)) from None
+        raise error(format_validation_error(err, data, prefix)) from None
+
+
+def load_scene(data: Any, prefix: str = "scene: ") -> Scene:
+    """Validate scene JSON (a dict) into a :class:`Scene`, or raise :class:`SceneError`."""
+    return validate_json(Scene, SceneError, data, prefix)

@@ -134,6 +134,17 @@ class _Trial:
         self.table_eps = scene.table.polygon.buffer(EPS, join_style="mitre")
         self.terrain = [t for t in scene.terrain if t.impassable]
 
+    def check_contact_claim(self, where: str, e: dict, ch, other) -> tuple[int, int]:
+        """The ruling's ``contact`` counts against a brute-force count over model rectangles,
+        which is returned."""
+        cm, tm = count_models_in_contact(ch.form, ch.pose, other.form, other.pose)
+        contact = e.get("contact") or {}
+        if (contact.get("charger_models"), contact.get("target_models")) != (cm, tm):
+            self.err(where, f"contact claims {contact.get('charger_models')} + "
+                     f"{contact.get('target_models')} models, the brute-force count over model "
+                     f"rectangles gives {cm} + {tm}")
+        return cm, tm
+
     def err(self, where: str, msg: str) -> None:
         self.errors.append(f"{where}: {msg}")
 
@@ -287,12 +298,7 @@ class _Trial:
             if u.id not in (ch.id, tg.id) and u.side != ch.side and u.state != "destroyed" \
                     and g.touching(ch.poly, u.poly):
                 self.err(where, f"the charger ends touching enemy '{u.id}' too")
-        cm, tm = count_models_in_contact(ch.form, ch.pose, tg.form, tg.pose)
-        contact = e.get("contact") or {}
-        if (contact.get("charger_models"), contact.get("target_models")) != (cm, tm):
-            self.err(where, f"contact claims {contact.get('charger_models')} + "
-                     f"{contact.get('target_models')} models, the brute-force count over model "
-                     f"rectangles gives {cm} + {tm}")
+        cm, tm = self.check_contact_claim(where, e, ch, tg)
         pr = e.get("priorities")
         if pr is None:
             self.err(where, "a charge move without priorities")
@@ -336,12 +342,7 @@ class _Trial:
         bad = _front_flush(rf.form, rf.pose, ch.form, ch.pose, "front")
         if bad:
             self.err(where, f"reformed '{cu}' is not front to front with the charger: {bad}")
-        cm, tm = count_models_in_contact(ch.form, ch.pose, rf.form, rf.pose)
-        contact = e.get("contact") or {}
-        if (contact.get("charger_models"), contact.get("target_models")) != (cm, tm):
-            self.err(where, f"contact claims {contact.get('charger_models')} + "
-                     f"{contact.get('target_models')} models, the brute-force count gives "
-                     f"{cm} + {tm}")
+        self.check_contact_claim(where, e, ch, rf)
 
 
 def _groups(entries: list[dict]) -> list[list[int]]:

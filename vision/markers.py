@@ -19,9 +19,9 @@ from typing import Any
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from geometry.scene import format_validation_error
+from geometry.scene import validate_json
 
 from .errors import MarkersError
 
@@ -190,11 +190,4 @@ class MarkerSet(_Model):
 def load_markers(data: Any, prefix: str = "markers: ") -> MarkerSet:
     """Validate markers JSON (a dict) into a :class:`MarkerSet`, or raise :class:`MarkersError`
     naming every bad field, one per line."""
-    if isinstance(data, MarkerSet):
-        return data
-    if not isinstance(data, dict):
-        raise MarkersError(f"{prefix}must be a JSON object")
-    try:
-        return MarkerSet.model_validate(data)
-    except ValidationError as e:
-        raise MarkersError(format_validation_error(e, data, prefix)) from None
+    return validate_json(MarkerSet, MarkersError, data, prefix)
