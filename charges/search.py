@@ -843,17 +843,43 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                  memo: SearchMemo | None = None) -> tuple[list[ChargeMove], list[Rejected]]:
     """Up to ``k`` legal charge moves, best first, ending at offsets at least ``spacing_mm``
     apart (alternatives for multiple charges, RULES.md 8). ``memo`` skips the rows an earlier
-    search found blocked for good and records this search's (SearchMemo)."""
+    search found blocked for good and records this search's (SearchMemo).
+
+    The groups of end positions are searched best first, each in its own row order (module
+    doc, step 3). Their candidates are built as one table and tested as one sequence (the
+    groups' rows one after another), in growing chunks: a search that ends early tests few
+    rows, and one that proves no move exists makes a few large vectorised calls instead of
+    many small ones. Row verdicts do not depend on the chunking, so neither does the ruling."""
     form, start = charger.formation, charger.pose
     tbody = target.body
     frame = facing_frame(tbody, facing)
     rejected: list[Rejected] = []
     found: list[ChargeMove] = []
     groups = group_offsets(frame, form, start)
-    all_tables: list[tuple[Group, CandidateTable, np.ndarray, np.ndarray]] = []
-    for grp in groups:
+    offsets = [s for grp in groups for s in grp.offsets]
+    big = candidate_table(form, start, frame, offsets)
+    # Each row's group, by its end offset (every offset belongs to exactly one group).
+    sorted_offs = np.sort(np.asarray(offsets, dtype=float))
+    gid_of_off = {s: j for j, grp in enumerate(groups) for s in grp.offsets}
+    off_gid = np.asarray([gid_of_off[float(s)] for s in sorted_offs], dtype=int)
+    row_gid = off_gid[np.searchsorted(sorted_offs, big.s)] if len(big) else \
+        np.zeros(0, dtype=int)
+    known_bad = np.zeros(len(big), dtype=bool)  # the row's path is certainly blocked
+    known_ok = np.zeros(len(big), dtype=bool)  # the row's path passed every first-pass stage
+    fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking only enemies
+    members: list[np.ndarray] = []  # per group: its rows in ``big``, in table order
+    reasons: list[Counter] = []
+    blocked_ends: list[Counter] = []
+    seq: list[np.ndarray] = []  # per group: its candidate rows in ``big``, in search order
+    for j, grp in enumerate(groups):
+        idx = np.flatnonzero(row_gid == j)
+        members.append(idx)
+        if memo is not None:
+            prior = memo.fixed_dead.get((grp.charger_models, grp.target_models))
+            if prior is not None and len(prior) == len(idx):
+                fixed[idx] = prior
         open_offsets = []
-        blocked_ends: Counter = Counter()
+        ends: Counter = Counter()
         for s in grp.offsets:
             corners = boundary_coords(form, flush_pose(frame, form, s))
             xs, ys = [p[0] for p in corners], [p[1] for p in corners]
@@ -864,78 +890,90 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             if blk is None:
                 open_offsets.append(s)
             else:
-                blocked_ends[f"the end position is blocked by {blk.describe()}"] += 1
-        table = candidate_table(form, start, frame, grp.offsets)
-        # What the first pass learns about each row's path (arrival, wheel, forward moves),
-        # kept for the target-turn fallback, which has the same path without the align:
-        # rows whose path is certainly blocked, and rows whose path passed every stage.
-        known_bad = np.zeros(len(table), dtype=bool)
-        known_ok = np.zeros(len(table), dtype=bool)
-        all_tables.append((grp, table, known_bad, known_ok))
-        key = (grp.charger_models, grp.target_models)
-        fixed = np.zeros(len(table), dtype=bool)
+                ends[f"the end position is blocked by {blk.describe()}"] += 1
+        blocked_ends.append(ends)
+        reasons.append(Counter())
+        rows = idx[np.isin(big.s[idx], open_offsets) & ~fixed[idx]]
+        seq.append(rows[big.subset(rows).order()])
+
+    def save_memo() -> None:
         if memo is not None:
-            prior = memo.fixed_dead.get(key)
-            if prior is not None and len(prior) == len(table):
-                fixed = prior
-            memo.fixed_dead[key] = fixed
-        rows = np.flatnonzero(np.isin(table.s, open_offsets) & ~fixed)
-        cands = table.subset(rows)
-        reasons: Counter = Counter()
-        hit = False
-        order = cands.order()
-        # Shortest first, in chunks: the vectorised first pass runs only as far down the list
-        # as needed to find a legal path.
-        for lo, hi in _chunks(len(order)):
-            chunk = order[lo:hi]
-            part = cands.subset(chunk)
-            alive = arrival_clear(part, form, tbody)
-            known_bad[rows[chunk[~alive]]] = True
-            fixed[rows[chunk[~alive]]] = True
-            tried = np.flatnonzero(alive)
-            bad = np.zeros(len(tried), dtype=bool)
-            for_good = np.zeros(len(tried), dtype=bool)
-            alive[tried] = path_prefilter(part.subset(tried), form, start, tbody, world,
-                                          path_blocked=bad, fixed_blocked=for_good)
-            known_bad[rows[chunk[tried[bad]]]] = True
-            fixed[rows[chunk[tried[for_good]]]] = True
-            known_ok[rows[chunk[alive]]] = True
-            for pos in np.flatnonzero(alive):
-                i = int(chunk[pos])
-                s_i = float(cands.s[i])
-                if any(abs(s_i - f.s) < spacing_mm for f in found):
-                    continue
-                c = cands.row(i)
-                att = check_candidate(form, start, c, tbody, world)
-                if att.ok:
-                    hit = True
-                    best = c if not refine else _best_refined(
-                        form, start, tbody, frame, c, cands, order[lo + pos + 1:], world,
-                        [f.s for f in found], spacing_mm)
-                    found.append(_finish(charger, target, frame, best, False, list(rejected)))
-                    if len(found) >= k:
-                        return found, rejected
-                else:
-                    if att.blocked is None or att.blocked.kind != "enemy":
-                        fixed[rows[i]] = True
-                    if att.blocked is not None:
-                        reasons[f"blocked by {att.blocked.describe()}"] += 1
-        if not hit and not found:
-            rejected.append(Rejected(grp.charger_models, grp.target_models,
-                                     _describe_block(reasons or blocked_ends)))
+            for j, grp in enumerate(groups):
+                memo.fixed_dead[(grp.charger_models, grp.target_models)] = fixed[members[j]]
+
+    closed = 0
+
+    def close_until(j: int) -> None:
+        """Record why each group before ``j`` had no legal path (once nothing was found)."""
+        nonlocal closed
+        while closed < j:
+            grp = groups[closed]
+            if not found:
+                rejected.append(Rejected(grp.charger_models, grp.target_models,
+                                         _describe_block(reasons[closed] or
+                                                         blocked_ends[closed])))
+            closed += 1
+
+    order = np.concatenate(seq) if seq else np.zeros(0, dtype=int)
+    seq_gid = row_gid[order]
+    # Where each row sits in its group's search order (for the rivals refinement).
+    seq_pos = np.concatenate([np.arange(len(q)) for q in seq]) if seq else order
+    cands = big.subset(order)
+    for lo, hi in _chunks(len(order)):
+        part = cands.subset(np.arange(lo, hi))
+        chunk = order[lo:hi]
+        alive = arrival_clear(part, form, tbody)
+        known_bad[chunk[~alive]] = True
+        fixed[chunk[~alive]] = True
+        tried = np.flatnonzero(alive)
+        bad = np.zeros(len(tried), dtype=bool)
+        for_good = np.zeros(len(tried), dtype=bool)
+        alive[tried] = path_prefilter(part.subset(tried), form, start, tbody, world,
+                                      path_blocked=bad, fixed_blocked=for_good)
+        known_bad[chunk[tried[bad]]] = True
+        fixed[chunk[tried[for_good]]] = True
+        known_ok[chunk[alive]] = True
+        for pos in np.flatnonzero(alive):
+            p = lo + int(pos)
+            j = int(seq_gid[p])
+            close_until(j)
+            s_i = float(cands.s[p])
+            if any(abs(s_i - f.s) < spacing_mm for f in found):
+                continue
+            c = cands.row(p)
+            att = check_candidate(form, start, c, tbody, world)
+            if att.ok:
+                best = c
+                if refine:
+                    mine = seq[j]
+                    best = _best_refined(form, start, tbody, frame, c, big,
+                                         mine[int(seq_pos[p]) + 1:], world,
+                                         [f.s for f in found], spacing_mm)
+                found.append(_finish(charger, target, frame, best, False, list(rejected)))
+                if len(found) >= k:
+                    save_memo()
+                    return found, rejected
+            else:
+                if att.blocked is None or att.blocked.kind != "enemy":
+                    fixed[order[p]] = True
+                if att.blocked is not None:
+                    reasons[j][f"blocked by {att.blocked.describe()}"] += 1
+    close_until(len(groups))
+    save_memo()
     if found or not allow_target_turn or target.state == "engaged" or target_world is None:
         return found, rejected
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
+    # The rows the first pass has not judged get its stages without the align, all at once.
+    test = np.flatnonzero(~known_bad & ~known_ok)
+    sub = big.subset(test)
+    clear = arrival_clear(sub, form, tbody)
+    clear[clear] = path_prefilter(sub.subset(clear), form, start, tbody, world,
+                                  with_align=False)
+    keep = known_ok.copy()
+    keep[test[clear]] = True
     rows = []
-    for grp, table, known_bad, known_ok in all_tables:
-        test = np.flatnonzero(~known_bad & ~known_ok)
-        sub = table.subset(test)
-        clear = arrival_clear(sub, form, tbody)
-        clear[clear] = path_prefilter(sub.subset(clear), form, start, tbody, world,
-                                      with_align=False)
-        keep = known_ok.copy()
-        keep[test[clear]] = True
-        table = table.subset(keep)
+    for j, grp in enumerate(groups):
+        table = big.subset(members[j][keep[members[j]]])
         for i in range(len(table)):
             if int(table.family[i]) != 0:
                 rows.append((round(abs(float(table.alpha[i])), 6), -grp.models,
