@@ -524,6 +524,24 @@ def _chunks(n: int) -> list[tuple[int, int]]:
 SAMPLE_FRACTIONS = (0.25, 0.5, 0.75)
 
 
+def _table_reach(rect: np.ndarray, direction: tuple[float, float],
+                 bounds: tuple[float, float, float, float]) -> float:
+    """How far ``rect`` (4, 2) may move along ``direction`` with every corner inside the box
+    ``bounds`` (-inf when it starts outside)."""
+    x0, y0, x1, y1 = bounds
+    if rect[:, 0].min() < x0 or rect[:, 0].max() > x1 or rect[:, 1].min() < y0 or \
+            rect[:, 1].max() > y1:
+        return -math.inf
+    out = math.inf
+    for k, (lo, hi) in enumerate(((x0, x1), (y0, y1))):
+        v = direction[k]
+        if v > 0:
+            out = min(out, float(((hi - rect[:, k]) / v).min()))
+        elif v < 0:
+            out = min(out, float(((lo - rect[:, k]) / v).min()))
+    return out
+
+
 def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, target: g.Body,
                    world: World, with_align: bool = True,
                    path_blocked: np.ndarray | None = None,
@@ -560,9 +578,6 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         cx, cy = pivot[:, 0] + c * dx - sn * dy, pivot[:, 1] + sn * dx + c * dy
         return g.contact.rect_corners(cx, cy, base_deg + ang, w, d)
 
-    def after_d1(i: np.ndarray) -> np.ndarray:
-        return a0[None] + np.stack([table.d1[i] * f0x, table.d1[i] * f0y], axis=1)[:, None, :]
-
     def wheel_at(i: np.ndarray, k: float) -> np.ndarray:
         shift = np.stack([table.d1[i] * f0x, table.d1[i] * f0y], axis=1)
         piv = np.where((table.theta[i] > 0)[:, None], fl, fr) + shift
@@ -578,12 +593,22 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
                        np.where(has, table.py[i], table.pre[i, 1])], axis=1)
         return turned(table.pre[i, :2], pp, table.pre[i, 2], table.alpha[i] * k)
 
-    # Each stage: (make the shapes for rows i, is it a straight sweep?, is it the align?)
-    # Measured on crowded tables: the two straight moves reject nearly every blocked path
-    # and the wheel and align samples only the few left, so the straight moves go first (the
-    # first forward move, shared by many rows, a little ahead of the second).
-    stages: list = [(lambda i: (np.broadcast_to(a0, (len(i), 4, 2)), after_d1(i)), True, False),
-                    (lambda i: (wheel_at(i, 1.0), pre(i)), True, False)]
+    # The first forward move starts from the same place for every row, so its test is
+    # closed form: how far the charger may go straight ahead before leaving the table or
+    # overlapping each obstacle piece beyond its limit; a row is blocked when its d1 is longer.
+    reach = g.contact.forward_reach(a0, (f0x, f0y), parts.convex, parts.limit)
+    table_reach = _table_reach(a0, (f0x, f0y), (x0 - e, y0 - e, x1 + e, y1 + e))
+    free = min(table_reach, float(reach.min(initial=math.inf)))
+    ok = table.d1 <= free
+    if fixed_blocked is not None:  # the table edge, or something other than an enemy
+        fixed = min(table_reach, float(reach[parts.limit > 0].min(initial=math.inf)))
+        fixed_blocked[table.d1 > fixed] = True
+    if path_blocked is not None:
+        path_blocked[~ok] = True
+    # Each further stage: (make the shapes for rows i, is it a straight sweep?, is it the
+    # align?). Measured on crowded tables: the straight moves reject nearly every blocked path
+    # and the wheel and align samples only the few left, so the second forward move goes next.
+    stages: list = [(lambda i: (wheel_at(i, 1.0), pre(i)), True, False)]
     stages += [(lambda i, k=k: wheel_at(i, k), False, False) for k in (0.5, 0.25, 0.75, 1.0)]
     if with_align:
         stages += [(lambda i, k=k: align_at(i, k), False, True) for k in (0.5, 0.25, 0.75)]
@@ -607,9 +632,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         if len(ii):
             if is_sweep:
                 depth = g.contact.sweep_penetrations(shapes[0][ii], shapes[1][ii],
-                                                     parts.corners[pp])
+                                                     parts.convex, pp)
             else:
-                depth = g.contact.rect_penetrations(shapes[ii], parts.corners[pp])
+                depth = g.contact.rect_penetrations(shapes[ii], parts.convex, pp)
             hit = depth > parts.limit[pp]
             alive[ii[hit]] = False
             if fixed_blocked is not None:

@@ -73,12 +73,14 @@ class PartTable:
     obstacle at once: ``corners`` (P, K, 2), padded to a common K by repeating a vertex;
     ``bounds`` (P, 4); ``limit`` (P,), the overlap depth a piece tolerates (0 for enemies,
     which may not even be touched; twice the tolerance for the rest, so a piece of a split
-    polygon never rejects a legal path); ``owner`` (P,), the obstacle's index."""
+    polygon never rejects a legal path); ``owner`` (P,), the obstacle's index; ``convex``, the
+    pieces prepared for separating-axis tests."""
 
     corners: np.ndarray
     bounds: np.ndarray
     limit: np.ndarray
     owner: np.ndarray
+    convex: g.contact.ConvexSet
 
     @classmethod
     def of(cls, obstacles: list[Obstacle]) -> PartTable:
@@ -89,12 +91,15 @@ class PartTable:
                 limit.append(0.0 if o.kind == "enemy" else 2 * g.EPS_MM)
                 owner.append(i)
         if not pieces:
-            return cls(np.zeros((0, 3, 2)), np.zeros((0, 4)), np.zeros(0), np.zeros(0, int))
+            empty = np.zeros((0, 3, 2))
+            return cls(empty, np.zeros((0, 4)), np.zeros(0), np.zeros(0, int),
+                       g.contact.ConvexSet(empty, empty, np.zeros((0, 3)), np.zeros((0, 3))))
         k = max(len(q) for q in pieces)
         corners = np.stack([np.concatenate([q, np.repeat(q[-1:], k - len(q), axis=0)])
                             for q in pieces])
         bounds = np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1)
-        return cls(corners, bounds, np.asarray(limit), np.asarray(owner))
+        return cls(corners, bounds, np.asarray(limit), np.asarray(owner),
+                   g.contact.ConvexSet.of(corners))
 
 
 class World:

@@ -205,63 +205,100 @@ def _corner_models(a: Body, b: Body, eps: float) -> ModelContacts:
     return ModelContacts(frozenset(am), frozenset(bm))
 
 
-def _edge_axes(poly: np.ndarray) -> np.ndarray:
-    edges = np.roll(poly, -1, axis=0) - poly
-    return np.stack([-edges[:, 1], edges[:, 0]], axis=1)
-
-
 def _rect_frames(rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centres (n, 2) and half-edge vectors (n, 2) x 2 of rectangles given by their corners."""
     centre = (rects[:, 0] + rects[:, 2]) * 0.5
     return centre, (rects[:, 1] - rects[:, 0]) * 0.5, (rects[:, 3] - rects[:, 0]) * 0.5
 
 
+@dataclass(frozen=True)
+class ConvexSet:
+    """Convex polygons prepared for many separating-axis tests: ``corners`` (P, K, 2), padded
+    to a common K by repeating a vertex; ``normals`` (P, K, 2), each polygon's unit edge
+    normals, padded by repeating a real one (a repeated axis changes no minimum); ``lo``,
+    ``hi`` (P, K), each polygon's extent on its own normals. Computed once, so a test against
+    a polygon projects only the moving shape onto the polygon's normals."""
+
+    corners: np.ndarray
+    normals: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @classmethod
+    def of(cls, corners: np.ndarray) -> ConvexSet:
+        """From corners (P, K, 2) or one polygon (K, 2), padded as above."""
+        corners = np.asarray(corners, dtype=float)
+        if corners.ndim == 2:
+            corners = corners[None]
+        edges = np.roll(corners, -1, axis=1) - corners
+        axes = np.stack([-edges[..., 1], edges[..., 0]], axis=2)
+        norm = np.hypot(axes[..., 0], axes[..., 1])
+        null = norm < 1e-12
+        axes = axes / np.where(null, 1.0, norm)[..., None]
+        if null.any():
+            first = np.argmax(~null, axis=1)  # a real edge of each polygon
+            rows = np.nonzero(null)[0]
+            axes[null] = axes[rows, first[rows]]
+        proj = np.matmul(axes, corners.transpose(0, 2, 1))  # (P, K, K)
+        return cls(corners, axes, proj.min(axis=2), proj.max(axis=2))
+
+    def __len__(self) -> int:
+        return len(self.corners)
+
+
 def _sat_depth(ca: np.ndarray, cb: np.ndarray | None, hu: np.ndarray, hv: np.ndarray,
-               own_axes: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Separating-axis depth against the convex polygon ``other`` (m, 2) of rectangles centred
-    at ``ca`` (n, 2) with half-edges ``hu``, ``hv`` or, with ``cb``, of the hull of each and its
-    translate centred at ``cb``. A rectangle's extent on an axis is its centre's projection
-    plus or minus its half-edges' projections, and the hull's is the union of both extents, so
-    no corner is projected. ``own_axes`` (n, A, 2) are the shapes' unit axes; ``other``'s edge
-    normals are added here."""
-    n = len(ca)
-    if other.ndim == 2:
-        other = np.broadcast_to(other, (n, *other.shape))
-    edges = np.roll(other, -1, axis=1) - other
-    part_axes = np.stack([-edges[..., 1], edges[..., 0]], axis=2)  # (n, k, 2)
-    norm = np.hypot(part_axes[..., 0], part_axes[..., 1])
-    # A polygon padded with a repeated vertex has a zero-length edge: a null axis, which can
-    # never separate, so its overlap is made infinite.
-    null = norm < 1e-12
-    part_axes = part_axes / np.where(null, 1.0, norm)[..., None]
-    axes = np.concatenate([own_axes, part_axes], axis=1)  # (n, A + k, 2)
-    ax, ay = axes[..., 0], axes[..., 1]
-    r = np.abs(hu[:, :1] * ax + hu[:, 1:] * ay) + np.abs(hv[:, :1] * ax + hv[:, 1:] * ay)
-    pa = ca[:, :1] * ax + ca[:, 1:] * ay
-    if cb is None:
-        lo, hi = pa - r, pa + r
-    else:
+               own_axes: np.ndarray, polys: ConvexSet, which: np.ndarray) -> np.ndarray:
+    """Separating-axis depth of rectangles centred at ``ca`` (n, 2) with half-edges ``hu``,
+    ``hv`` or, with ``cb``, of the hull of each and its translate centred at ``cb``, each
+    against the polygon ``polys[which]``. A rectangle's extent on an axis is its centre's
+    projection plus or minus its half-edges' projections, and the hull's is the union of both
+    extents, so no corner is projected. ``own_axes`` (n, A, 2) are the shapes' unit axes, onto
+    which the polygons' corners are projected; the polygons' own axes and extents are
+    precomputed (ConvexSet)."""
+
+    def extents(ax: np.ndarray, ay: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r = np.abs(hu[:, :1] * ax + hu[:, 1:] * ay) + np.abs(hv[:, :1] * ax + hv[:, 1:] * ay)
+        pa = ca[:, :1] * ax + ca[:, 1:] * ay
+        if cb is None:
+            return pa - r, pa + r
         pb = cb[:, :1] * ax + cb[:, 1:] * ay
-        lo, hi = np.minimum(pa, pb) - r, np.maximum(pa, pb) + r
-    po = np.matmul(axes, other.transpose(0, 2, 1))  # (n, A + k, m)
-    overlap = np.minimum(hi, po.max(axis=2)) - np.maximum(lo, po.min(axis=2))
-    if null.any():
-        overlap[:, own_axes.shape[1]:][null] = np.inf
-    return np.maximum(overlap.min(axis=1), 0.0)
+        return np.minimum(pa, pb) - r, np.maximum(pa, pb) + r
+
+    other = polys.corners[which]
+    lo, hi = extents(own_axes[..., 0], own_axes[..., 1])
+    po = np.matmul(own_axes, other.transpose(0, 2, 1))  # (n, A, m)
+    depth = (np.minimum(hi, po.max(axis=2)) - np.maximum(lo, po.min(axis=2))).min(axis=1)
+    normals = polys.normals[which]
+    lo, hi = extents(normals[..., 0], normals[..., 1])
+    depth = np.minimum(depth, (np.minimum(hi, polys.hi[which]) -
+                               np.maximum(lo, polys.lo[which])).min(axis=1))
+    return np.maximum(depth, 0.0)
 
 
-def rect_penetrations(rects: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one convex polygon ``other``
-    (m, 2), or each with its own (n, m, 2), by separating axes, vectorised: the cheap first
-    test of a search. Polygons may be padded to a common size by repeating a vertex."""
-    rects = np.asarray(rects, dtype=float)
+def _polys(other: np.ndarray | ConvexSet, n: int) -> tuple[ConvexSet, np.ndarray]:
+    """One polygon (m, 2), one per shape (n, m, 2), or a prepared set with one per shape."""
+    if isinstance(other, ConvexSet):
+        return other, np.arange(n)
     other = np.asarray(other, dtype=float)
+    if other.ndim == 2:
+        return ConvexSet.of(other), np.zeros(n, dtype=int)
+    return ConvexSet.of(other), np.arange(n)
+
+
+def rect_penetrations(rects: np.ndarray, other: np.ndarray | ConvexSet,
+                      which: np.ndarray | None = None) -> np.ndarray:
+    """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one convex polygon ``other``
+    (m, 2), or each with its own (n, m, 2), or each with ``other[which]`` of a prepared set,
+    by separating axes, vectorised: the cheap first test of a search. Polygons may be padded
+    to a common size by repeating a vertex."""
+    rects = np.asarray(rects, dtype=float)
     if len(rects) == 0:
         return np.zeros(0)
+    polys, idx = _polys(other, len(rects))
     c, hu, hv = _rect_frames(rects)
     own = np.stack([hu, hv], axis=1)
     own /= np.linalg.norm(own, axis=2, keepdims=True)
-    return _sat_depth(c, None, hu, hv, own, other)
+    return _sat_depth(c, None, hu, hv, own, polys, idx if which is None else which)
 
 
 def rect_corners(cx: np.ndarray, cy: np.ndarray, facing_deg: np.ndarray, width: float,
@@ -279,19 +316,20 @@ def rect_corners(cx: np.ndarray, cy: np.ndarray, facing_deg: np.ndarray, width: 
     return out
 
 
-def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.ndarray:
+def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray | ConvexSet,
+                       which: np.ndarray | None = None) -> np.ndarray:
     """Overlap depth with the convex polygon ``other`` (m, 2), or each with its own (n, m, 2),
-    of the area swept by rectangles moving straight from ``a`` to ``b`` (both (n, 4, 2), same
-    orientation), vectorised.
+    or each with ``other[which]`` of a prepared set, of the area swept by rectangles moving
+    straight from ``a`` to ``b`` (both (n, 4, 2), same orientation), vectorised.
 
     The swept area is the convex hull of the two rectangles, whose edges are parallel to the
     rectangle's edges or to the motion, so separating axes over those directions and the
     other polygon's edges give the exact depth (0 when apart)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
-    other = np.asarray(other, dtype=float)
     if len(a) == 0:
         return np.zeros(0)
+    polys, idx = _polys(other, len(a))
     ca, hu, hv = _rect_frames(a)
     cb = (b[:, 0] + b[:, 2]) * 0.5
     motion = cb - ca
@@ -300,4 +338,46 @@ def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.nd
     normal[still] = hu[still]  # any rectangle axis when not moving
     own = np.stack([hu, hv, normal], axis=1)
     own /= np.linalg.norm(own, axis=2, keepdims=True)
-    return _sat_depth(ca, cb, hu, hv, own, other)
+    return _sat_depth(ca, cb, hu, hv, own, polys, idx if which is None else which)
+
+
+def forward_reach(rect: np.ndarray, direction: tuple[float, float], polys: ConvexSet,
+                  limit: np.ndarray) -> np.ndarray:
+    """For each polygon of ``polys``, how far the rectangle ``rect`` (4, 2) may move straight
+    along the unit vector ``direction`` before the swept area overlaps it by more than
+    ``limit`` (P,): the move of length ``d`` is blocked by polygon p exactly when ``d >
+    reach[p]`` (-inf: already at the start; inf: never).
+
+    Closed form of :func:`sweep_penetrations` for one rectangle and every length at once: on
+    each separating axis the sweep's extent grows linearly with ``d`` on the side the motion
+    points to, so its overlap with the polygon passes ``limit`` at one length (or never, or
+    from the start); the depth is the least overlap over the axes, so the move is blocked past
+    the greatest of those lengths."""
+    rect = np.asarray(rect, dtype=float)
+    if len(polys) == 0:
+        return np.zeros(0)
+    c = (rect[0] + rect[2]) * 0.5
+    hu, hv = (rect[1] - rect[0]) * 0.5, (rect[3] - rect[0]) * 0.5
+    own = np.stack([hu / np.hypot(*hu), hv / np.hypot(*hv)])  # (2, 2)
+    po = np.einsum("ad,pkd->pak", own, polys.corners)  # (P, 2, K)
+    axes = np.concatenate([np.broadcast_to(own, (len(polys), 2, 2)), polys.normals], axis=1)
+    qa = np.concatenate([po.min(axis=2), polys.lo], axis=1)  # (P, A)
+    qb = np.concatenate([po.max(axis=2), polys.hi], axis=1)
+    ax, ay = axes[..., 0], axes[..., 1]
+    r = np.abs(hu[0] * ax + hu[1] * ay) + np.abs(hv[0] * ax + hv[1] * ay)
+    pc = c[0] * ax + c[1] * ay
+    a, b = pc - r, pc + r
+    s = direction[0] * ax + direction[1] * ay
+    lim = np.asarray(limit, dtype=float)[:, None]
+    fwd = s >= 0
+    # Moving towards +axis: the overlap min(b + d s, qb) - max(a, qa) must pass the limit.
+    m_pos = np.maximum(a, qa) + lim
+    # Moving towards -axis: min(b, qb) - max(a + d s, qa).
+    m_neg = np.minimum(b, qb) - lim
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = np.where(fwd, (m_pos - b) / s, (m_neg - a) / s)
+    never = np.where(fwd, qb <= m_pos, qa >= m_neg)
+    at_once = np.where(fwd, b > m_pos, a < m_neg)
+    t = np.where(at_once, -np.inf, np.where(np.abs(s) < 1e-15, np.inf, t))
+    t = np.where(never, np.inf, t)
+    return t.max(axis=1)

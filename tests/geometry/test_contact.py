@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import geometry as g
@@ -120,3 +120,29 @@ def test_vectorised_penetrations_agree_with_the_scalar_test(rects, w, d, shift, 
         assert got[i] == pytest.approx(g.penetration_mm(shapely.Polygon(a[i]), other), abs=1e-7)
         hull = shapely.MultiPoint(np.concatenate([a[i], b[i]])).convex_hull
         assert swept[i] == pytest.approx(g.penetration_mm(hull, other), abs=1e-7)
+
+
+@given(st.floats(0, 300), st.floats(0, 300), st.floats(-180, 180), st.floats(10, 150),
+       st.floats(10, 80), st.lists(st.tuples(st.floats(80, 220), st.floats(80, 220)),
+                                   min_size=3, max_size=8),
+       st.sampled_from([0.0, 0.02, 1.0]), st.lists(st.floats(0, 400), min_size=1, max_size=8))
+@settings(max_examples=200, deadline=None)
+@example(100.0, 100.0, 0.0, 40.0, 20.0, [(80.0, 80.0), (120.0, 80.0), (120.0, 90.0)], 0.0,
+         [0.0, 5.0, 50.0])  # an axis-parallel edge: motion parallel to a separating axis
+def test_forward_reach_is_the_closed_form_of_the_sweep_test(x, y, f, w, d, pts, limit, ds):
+    """A straight move is blocked by a polygon exactly when it is longer than the polygon's
+    forward reach: the same verdict as the vectorised sweep test at every length (away from
+    the threshold itself, where the two differ only by rounding)."""
+    other = shapely.MultiPoint(pts).convex_hull
+    if other.geom_type != "Polygon" or other.area < 1.0:
+        return
+    ring = np.asarray(other.exterior.coords[:-1])
+    rect = g.contact.rect_corners(np.array([x]), np.array([y]), np.array([f]), w, d)[0]
+    direction = (math.cos(math.radians(f)), math.sin(math.radians(f)))
+    polys = g.contact.ConvexSet.of(ring)
+    reach = g.contact.forward_reach(rect, direction, polys, np.array([limit]))[0]
+    for dist in ds:
+        moved = rect + dist * np.asarray(direction)
+        depth = g.contact.sweep_penetrations(rect[None], moved[None], ring)[0]
+        if abs(dist - reach) > 1e-6:
+            assert (depth > limit) == (dist > reach), (dist, reach, depth)
