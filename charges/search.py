@@ -37,7 +37,7 @@ import shapely
 import geometry as g
 from geometry.formation import boundary_coords
 
-from .world import Blocked, World
+from .world import CLEAR, Blocked, World
 
 EPS = g.EPS_MM
 THETA_GRID_DEG = 1.0
@@ -92,6 +92,16 @@ def flush_pose(frame: FacingFrame, form: g.Formation, s: float) -> g.Pose:
     cx = fl[0] + form.width / 2 * frame.r[0] - form.depth / 2 * frame.f[0]
     cy = fl[1] + form.width / 2 * frame.r[1] - form.depth / 2 * frame.f[1]
     return g.Pose(cx, cy, frame.facing_deg)
+
+
+def _flush_corners(frame: FacingFrame, form: g.Formation, offsets: np.ndarray) -> np.ndarray:
+    """Corners (n, 4, 2) of the flush poses at ``offsets``, as flush_pose and boundary_coords
+    give them one at a time."""
+    flx, fly = frame.o[0] + offsets * frame.r[0], frame.o[1] + offsets * frame.r[1]
+    cx = flx + form.width / 2 * frame.r[0] - form.depth / 2 * frame.f[0]
+    cy = fly + form.width / 2 * frame.r[1] - form.depth / 2 * frame.f[1]
+    return g.contact.rect_corners(cx, cy, np.full(len(offsets), frame.facing_deg), form.width,
+                                  form.depth)
 
 
 def contact_counts(frame: FacingFrame, form: g.Formation, s: float) -> tuple[int, int]:
@@ -903,19 +913,12 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             prior = memo.fixed_dead.get((grp.charger_models, grp.target_models))
             if prior is not None and len(prior) == len(idx):
                 fixed[idx] = prior
-        open_offsets = []
-        ends: Counter = Counter()
-        for s in grp.offsets:
-            corners = boundary_coords(form, flush_pose(frame, form, s))
-            xs, ys = [p[0] for p in corners], [p[1] for p in corners]
-            # Flush with the facing, an end position never overlaps the target itself.
-            box = (min(xs), min(ys), max(xs), max(ys))
-            blk = None if world.box_clear(box, ignore_target=True) else \
-                world.blocked(shapely.Polygon(corners))
-            if blk is None:
-                open_offsets.append(s)
-            else:
-                ends[f"the end position is blocked by {blk.describe()}"] += 1
+        # End positions: flush with the facing, one never overlaps the target itself.
+        offs = np.asarray(grp.offsets, dtype=float)
+        ends_by = world.footprints(_flush_corners(frame, form, offs), ignore_target=True)
+        open_offsets = offs[ends_by == CLEAR]
+        ends = Counter(f"the end position is blocked by {world.describe_index(int(i))}"
+                       for i in ends_by[ends_by != CLEAR])
         blocked_ends.append(ends)
         reasons.append(Counter())
         rows = idx[np.isin(big.s[idx], open_offsets) & ~fixed[idx]]
