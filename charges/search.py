@@ -893,36 +893,33 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     groups = group_offsets(frame, form, start)
     offsets = [s for grp in groups for s in grp.offsets]
     big = candidate_table(form, start, frame, offsets)
-    # Each row's group, by its end offset (every offset belongs to exactly one group).
-    sorted_offs = np.sort(np.asarray(offsets, dtype=float))
-    gid_of_off = {s: j for j, grp in enumerate(groups) for s in grp.offsets}
-    off_gid = np.asarray([gid_of_off[float(s)] for s in sorted_offs], dtype=int)
-    row_gid = off_gid[np.searchsorted(sorted_offs, big.s)] if len(big) else \
+    # Each offset's group and what blocks its end position (flush with the facing, an end
+    # position never overlaps the target itself); each row's, by its end offset (every
+    # offset belongs to exactly one group).
+    offs = np.asarray(offsets, dtype=float)
+    offs_gid = np.repeat(np.arange(len(groups)), [len(grp.offsets) for grp in groups])
+    ends_by = world.footprints(_flush_corners(frame, form, offs), ignore_target=True)
+    by_value = np.argsort(offs, kind="stable")
+    at = by_value[np.searchsorted(offs[by_value], big.s)] if len(big) else \
         np.zeros(0, dtype=int)
+    row_gid = offs_gid[at]
     known_bad = np.zeros(len(big), dtype=bool)  # the row's path is certainly blocked
     known_ok = np.zeros(len(big), dtype=bool)  # the row's path passed every first-pass stage
     fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking only enemies
-    members: list[np.ndarray] = []  # per group: its rows in ``big``, in table order
-    reasons: list[Counter] = []
-    blocked_ends: list[Counter] = []
-    seq: list[np.ndarray] = []  # per group: its candidate rows in ``big``, in search order
-    for j, grp in enumerate(groups):
-        idx = np.flatnonzero(row_gid == j)
-        members.append(idx)
-        if memo is not None:
+    members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]  # rows in ``big``
+    if memo is not None:
+        for j, grp in enumerate(groups):
             prior = memo.fixed_dead.get((grp.charger_models, grp.target_models))
-            if prior is not None and len(prior) == len(idx):
-                fixed[idx] = prior
-        # End positions: flush with the facing, one never overlaps the target itself.
-        offs = np.asarray(grp.offsets, dtype=float)
-        ends_by = world.footprints(_flush_corners(frame, form, offs), ignore_target=True)
-        open_offsets = offs[ends_by == CLEAR]
-        ends = Counter(f"the end position is blocked by {world.describe_index(int(i))}"
-                       for i in ends_by[ends_by != CLEAR])
-        blocked_ends.append(ends)
-        reasons.append(Counter())
-        rows = idx[np.isin(big.s[idx], open_offsets) & ~fixed[idx]]
-        seq.append(rows[big.subset(rows).order()])
+            if prior is not None and len(prior) == len(members[j]):
+                fixed[members[j]] = prior
+    reasons: list[Counter] = [Counter() for _ in groups]
+    # The search order: group by group, each by CandidateTable.order (stable, so rows that
+    # tie keep the table's order), over the rows whose end position is open.
+    rows = np.flatnonzero((ends_by[at] == CLEAR) & ~fixed)
+    order = rows[np.lexsort((np.round(big.gap[rows], 6), np.round(np.abs(big.theta[rows]), 6),
+                             np.round(big.length[rows], 6), row_gid[rows]))]
+    seq_gid = row_gid[order]
+    first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
 
     def save_memo() -> None:
         if memo is not None:
@@ -937,15 +934,13 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         while closed < j:
             grp = groups[closed]
             if not found:
+                codes = ends_by[offs_gid == closed]
+                ends = Counter(f"the end position is blocked by {world.describe_index(int(i))}"
+                               for i in codes[codes != CLEAR])
                 rejected.append(Rejected(grp.charger_models, grp.target_models,
-                                         _describe_block(reasons[closed] or
-                                                         blocked_ends[closed])))
+                                         _describe_block(reasons[closed] or ends)))
             closed += 1
 
-    order = np.concatenate(seq) if seq else np.zeros(0, dtype=int)
-    seq_gid = row_gid[order]
-    # Where each row sits in its group's search order (for the rivals refinement).
-    seq_pos = np.concatenate([np.arange(len(q)) for q in seq]) if seq else order
     cands = big.subset(order)
     for lo, hi in _chunks(len(order)):
         part = cands.subset(np.arange(lo, hi))
@@ -973,9 +968,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             if att.ok:
                 best = c
                 if refine:
-                    mine = seq[j]
                     best = _best_refined(form, start, tbody, frame, c, big,
-                                         mine[int(seq_pos[p]) + 1:], world,
+                                         order[p + 1:first_of[j + 1]], world,
                                          [f.s for f in found], spacing_mm)
                 found.append(_finish(charger, target, frame, best, False, list(rejected)))
                 if len(found) >= k:
