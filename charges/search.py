@@ -37,7 +37,7 @@ import shapely
 import geometry as g
 from geometry.formation import boundary_coords
 
-from .world import CLEAR, Blocked, World
+from .world import CLEAR, TABLE, Blocked, World
 
 EPS = g.EPS_MM
 THETA_GRID_DEG = 1.0
@@ -555,7 +555,8 @@ def _table_reach(rect: np.ndarray, direction: tuple[float, float],
 def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, target: g.Body,
                    world: World, with_align: bool = True,
                    path_blocked: np.ndarray | None = None,
-                   fixed_blocked: np.ndarray | None = None) -> np.ndarray:
+                   fixed_blocked: np.ndarray | None = None,
+                   blocker: np.ndarray | None = None) -> np.ndarray:
     """Vectorised first pass over every candidate path: False where the path is certainly
     blocked. Straight sweeps are tested exactly (separating axes on the swept hull); the wheel
     and the align through positions sampled along them, which lie inside the true swept area,
@@ -566,7 +567,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     given, is set True for the rows a stage of the path itself (not the align) rejected: the
     target-turn fallback, which has no align, need not test those again. ``fixed_blocked``,
     when given, is set True for the rows rejected by the table edge or by something other than
-    an enemy unit: they stay blocked in any world that only lacks some enemies (SearchMemo)."""
+    an enemy unit: they stay blocked in any world that only lacks some enemies (SearchMemo).
+    ``blocker``, when given, receives for each rejected row what blocked it: TABLE or the
+    index of an obstacle of ``world`` (for the first forward move, the first one met)."""
     n = len(table)
     ok = np.ones(n, dtype=bool)
     if n == 0:
@@ -610,6 +613,8 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     table_reach = _table_reach(a0, (f0x, f0y), (x0 - e, y0 - e, x1 + e, y1 + e))
     free = min(table_reach, float(reach.min(initial=math.inf)))
     ok = table.d1 <= free
+    if blocker is not None and not ok.all():
+        blocker[~ok] = TABLE if table_reach <= free else int(parts.owner[np.argmin(reach)])
     if fixed_blocked is not None:  # the table edge, or something other than an enemy
         fixed = min(table_reach, float(reach[parts.limit > 0].min(initial=math.inf)))
         fixed_blocked[table.d1 > fixed] = True
@@ -639,6 +644,8 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         ii, pp = np.nonzero(near)
         if fixed_blocked is not None:
             fixed_blocked[idx[~alive]] = True  # the table edge
+        if blocker is not None:
+            blocker[idx[~alive]] = TABLE
         if len(ii):
             if is_sweep:
                 depth = g.contact.sweep_penetrations(shapes[0][ii], shapes[1][ii],
@@ -647,6 +654,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
                 depth = g.contact.rect_penetrations(shapes[ii], parts.convex, pp)
             hit = depth > parts.limit[pp]
             alive[ii[hit]] = False
+            if blocker is not None and hit.any():
+                rows, first = np.unique(ii[hit], return_index=True)  # first piece per row
+                blocker[idx[rows]] = parts.owner[pp[hit][first]]
             if fixed_blocked is not None:
                 fixed_blocked[idx[ii[hit & (parts.limit[pp] > 0)]]] = True  # not an enemy
         ok[idx[~alive]] = False
@@ -843,11 +853,19 @@ class SearchMemo:
     """What one search learned that another, in a world with fewer enemy units, can reuse
     (RULES.md 5 asks whether a move would exist without the enemies in the way): per group of
     end positions (keyed by its contact counts), the rows of its candidate table certainly
-    blocked by the table edge, the target, a friend or terrain, which stay in every such
-    world. Share a memo only between searches of one charger into one facing of one target in
-    worlds that differ by enemy units removed."""
+    blocked by the table edge, the target, a friend or terrain, which stay blocked in every
+    such world (``fixed_dead``), and for every blocked row something that blocks it
+    (``blocked_by``, a code in ``names``, -1 when unknown): the row stays blocked in any such
+    world that still holds that obstacle. Share a memo only between searches of one charger
+    into one facing of one target in worlds that differ by enemy units removed."""
 
     fixed_dead: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    blocked_by: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    names: dict[str, int] = field(default_factory=dict)  # blocked_by's codes
+
+    def codes(self, ids: list[str]) -> np.ndarray:
+        """The memo's code of each obstacle id (new ids get new codes)."""
+        return np.asarray([self.names.setdefault(i, len(self.names)) for i in ids], dtype=int)
 
 
 def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
@@ -907,15 +925,23 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     known_ok = np.zeros(len(big), dtype=bool)  # the row's path passed every first-pass stage
     fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking only enemies
     members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]  # rows in ``big``
+    # The memo's codes of this world's obstacles, and each row's known blocker in those codes.
+    here = memo.codes([o.id for o in world.obstacles]) if memo is not None else \
+        np.zeros(0, dtype=int)
+    memo_by = np.full(len(big), -1, dtype=int)
     if memo is not None:
         for j, grp in enumerate(groups):
-            prior = memo.fixed_dead.get((grp.charger_models, grp.target_models))
+            key = (grp.charger_models, grp.target_models)
+            prior = memo.fixed_dead.get(key)
             if prior is not None and len(prior) == len(members[j]):
                 fixed[members[j]] = prior
+                memo_by[members[j]] = memo.blocked_by[key]
+    # Rows blocked in an earlier search by something still here are blocked here too.
+    still = (memo_by >= 0) & np.isin(memo_by, here)
     reasons: list[Counter] = [Counter() for _ in groups]
     # The search order: group by group, each by CandidateTable.order (stable, so rows that
     # tie keep the table's order), over the rows whose end position is open.
-    rows = np.flatnonzero((ends_by[at] == CLEAR) & ~fixed)
+    rows = np.flatnonzero((ends_by[at] == CLEAR) & ~fixed & ~still)
     order = rows[np.lexsort((np.round(big.gap[rows], 6), np.round(np.abs(big.theta[rows]), 6),
                              np.round(big.length[rows], 6), row_gid[rows]))]
     seq_gid = row_gid[order]
@@ -924,7 +950,9 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     def save_memo() -> None:
         if memo is not None:
             for j, grp in enumerate(groups):
-                memo.fixed_dead[(grp.charger_models, grp.target_models)] = fixed[members[j]]
+                key = (grp.charger_models, grp.target_models)
+                memo.fixed_dead[key] = fixed[members[j]]
+                memo.blocked_by[key] = memo_by[members[j]]
 
     closed = 0
 
@@ -951,10 +979,20 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         tried = np.flatnonzero(alive)
         bad = np.zeros(len(tried), dtype=bool)
         for_good = np.zeros(len(tried), dtype=bool)
+        who = np.full(len(tried), CLEAR, dtype=int)
         alive[tried] = path_prefilter(part.subset(tried), form, start, tbody, world,
-                                      path_blocked=bad, fixed_blocked=for_good)
+                                      path_blocked=bad, fixed_blocked=for_good, blocker=who)
         known_bad[chunk[tried[bad]]] = True
         fixed[chunk[tried[for_good]]] = True
+        hit = who != CLEAR
+        if memo is not None:
+            named = hit & (who >= 0)  # the table edge is in ``fixed`` already
+            memo_by[chunk[tried[named]]] = here[who[named]]
+        # What blocked the paths the first pass rejected, for the explanation.
+        pairs = Counter(zip(row_gid[chunk[tried[hit]]].tolist(), who[hit].tolist(),
+                            strict=True))
+        for (gj, code), count in pairs.items():
+            reasons[gj][f"blocked by {world.describe_index(code)}"] += count
         known_ok[chunk[alive]] = True
         for pos in np.flatnonzero(alive):
             p = lo + int(pos)
@@ -980,6 +1018,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                     fixed[order[p]] = True
                 if att.blocked is not None:
                     reasons[j][f"blocked by {att.blocked.describe()}"] += 1
+                    if memo is not None and att.blocked.kind != "table":
+                        memo_by[order[p]] = memo.codes([att.blocked.obstacle])[0]
     close_until(len(groups))
     save_memo()
     if found or not allow_target_turn or target.state == "engaged" or target_world is None:
