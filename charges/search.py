@@ -665,6 +665,16 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     return ok
 
 
+#: Families whose align can never overlap the target (|align| <= 90): the pivot is a charger
+#: front corner on the facing, and the charger turns down onto the facing from outside it, so
+#: every point of the swept area stays on the outer side of the facing line (with u along the
+#: front from the pivot and v back from it, the depth into the target is -u sin(phi) -
+#: v cos(phi) <= 0 for every angle phi passed, given the align's sign). Their align needs only
+#: the rest of the world, and a bounding box clear of it spares the exact sweep (test:
+#: test_search_geometry).
+ALIGN_OUTSIDE_TARGET = ("charger_left", "charger_right")
+
+
 @dataclass
 class Attempt:
     """The outcome of checking one candidate."""
@@ -716,7 +726,9 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
             moved = [g.rotate_point(p, cand.align_point, -cand.align_deg) for p in tgt_coords]
             if g.contact.rect_overlap_depth(pre_coords, moved) > EPS:
                 return Attempt(False, None, "target turn overlaps the charger")
-        else:
+        elif not (cand.family in ALIGN_OUTSIDE_TARGET and abs(cand.align_deg) <= 90 and
+                  world.box_clear(g.rotation_bounds(pre_coords, cand.align_point,
+                                                    cand.align_deg), ignore_target=True)):
             sweep = g.rotation_sweep(pre_coords, cand.align_point, cand.align_deg)
             blk = world.blocked(sweep)
             if blk:
