@@ -849,7 +849,7 @@ def _describe_block(counter: Counter) -> str:
 
 
 def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate,
-            target_turns: bool, rejected: list[Rejected]) -> ChargeMove:
+            target_turns: bool, rejected: list[Rejected], count: bool = True) -> ChargeMove:
     steps = cand.steps()
     tf: g.Pose | None = None
     align_point = cand.align_point if abs(cand.align_deg) > 1e-9 else None
@@ -866,7 +866,8 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
             steps.append(g.Align(align_point, cand.align_deg))
     cbody = g.Body(charger.formation, final)
     tbody = g.Body(target.formation, tf or target.pose)
-    mc = g.models_in_contact(cbody, tbody)
+    mc = g.models_in_contact(cbody, tbody) if count else \
+        g.contact.ModelContacts(frozenset(), frozenset())
     return ChargeMove(charger.id, target.id, frame.name, charger.pose, steps, final, align_point,
                       0.0 if target_turns else cand.align_deg, turn, tf, len(mc.a_models),
                       len(mc.b_models), mc.a_models, mc.b_models, cand.length, cand.wheel_deg,
@@ -911,17 +912,20 @@ def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
     this of the units in the way): the first legal path found ends the search, with no
     refinement of which one is best."""
     moves, _ = search_moves(charger, target, facing, world, None, False, 1, refine=False,
-                            memo=memo)
+                            memo=memo, count=False)
     return bool(moves)
 
 
 def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                  target_world: World | None = None, allow_target_turn: bool = True,
                  k: int = 1, spacing_mm: float = 10.0, refine: bool = True,
-                 memo: SearchMemo | None = None) -> tuple[list[ChargeMove], list[Rejected]]:
+                 memo: SearchMemo | None = None, count: bool = True
+                 ) -> tuple[list[ChargeMove], list[Rejected]]:
     """Up to ``k`` legal charge moves, best first, ending at offsets at least ``spacing_mm``
     apart (alternatives for multiple charges, RULES.md 8). ``memo`` skips the rows an earlier
-    search found blocked for good and records this search's (SearchMemo).
+    search found blocked for good and records this search's (SearchMemo). ``count=False``
+    leaves the models in contact uncounted (zero), for callers that only ask whether a move
+    exists.
 
     The groups of end positions are searched best first, each in its own row order (module
     doc, step 3). Their candidates are built as one table and tested as one sequence (the
@@ -995,6 +999,26 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             closed += 1
 
     cands = big.subset(order)
+
+    def accept(p: int, c: Candidate) -> None:
+        """Row ``p`` of the order is legal: refine it (unless asked not to) and take it."""
+        j = int(seq_gid[p])
+        best = c
+        if refine:
+            best = _best_refined(form, start, tbody, frame, c, big, order[p + 1:first_of[j + 1]],
+                                 world, [f.s for f in found], spacing_mm)
+        found.append(_finish(charger, target, frame, best, False, list(rejected), count))
+
+    # Most searches end at the first row in order, so it is checked exactly before any first
+    # pass, which runs only if it is blocked (the first pass only rejects blocked rows, so
+    # the outcome is the same).
+    if k == 1 and len(order):
+        c = cands.row(0)
+        if check_candidate(form, start, c, tbody, world).ok:
+            close_until(int(seq_gid[0]))
+            accept(0, c)
+            save_memo()
+            return found, rejected
     for lo, hi in _chunks(len(order)):
         part = cands.subset(np.arange(lo, hi))
         chunk = order[lo:hi]
@@ -1029,12 +1053,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             c = cands.row(p)
             att = check_candidate(form, start, c, tbody, world)
             if att.ok:
-                best = c
-                if refine:
-                    best = _best_refined(form, start, tbody, frame, c, big,
-                                         order[p + 1:first_of[j + 1]], world,
-                                         [f.s for f in found], spacing_mm)
-                found.append(_finish(charger, target, frame, best, False, list(rejected)))
+                accept(p, c)
                 if len(found) >= k:
                     save_memo()
                     return found, rejected
@@ -1073,7 +1092,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             continue
         if check_candidate(form, start, c, tbody, world, target_turns=True,
                            target_world=target_world).ok:
-            found.append(_finish(charger, target, frame, c, True, list(rejected)))
+            found.append(_finish(charger, target, frame, c, True, list(rejected), count))
             if len(found) >= k:
                 break
     return found, rejected
