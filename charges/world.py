@@ -8,6 +8,8 @@ not be contacted, coming within it is.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -21,6 +23,34 @@ import geometry as g
 
 Kind = Literal["enemy", "friend", "terrain", "target"]
 
+#: Bounds and convex pieces of recently seen polygons, by identity: one ruling builds several
+#: worlds from the same unit and terrain polygons (the charger's, the target's, the failed
+#: move's, one per enemy a special charge asks about), and cutting a wood into convex pieces
+#: is the costly part. The entry holds the polygon, so its id cannot be reused while cached.
+_PREPARED: OrderedDict[int, tuple[BaseGeometry, tuple[float, float, float, float],
+                                  list[np.ndarray]]] = OrderedDict()
+_PREPARED_MAX = 4096
+_PREPARED_LOCK = threading.Lock()
+
+
+def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, float, float],
+                                                         list[np.ndarray]]:
+    """``poly``'s bounds and convex pieces (a convex polygon, such as a unit, is its own)."""
+    key = id(poly)
+    with _PREPARED_LOCK:
+        hit = _PREPARED.get(key)
+        if hit is not None and hit[0] is poly:
+            _PREPARED.move_to_end(key)
+            return hit[1], hit[2]
+    bounds = poly.bounds
+    parts = [np.asarray(poly.exterior.coords[:-1])] if convex else \
+        g.contact.convex_pieces(poly)
+    with _PREPARED_LOCK:
+        _PREPARED[key] = (poly, bounds, parts)
+        while len(_PREPARED) > _PREPARED_MAX:
+            _PREPARED.popitem(last=False)
+    return bounds, parts
+
 
 @dataclass
 class Obstacle:
@@ -32,11 +62,8 @@ class Obstacle:
     convex_parts: list[np.ndarray] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.bounds = self.polygon.bounds
-        poly = self.polygon
         # Units are rectangles; terrain may be any simple polygon.
-        self.convex_parts = [np.asarray(poly.exterior.coords[:-1])] if self.kind != "terrain" \
-            else g.contact.convex_pieces(poly)
+        self.bounds, self.convex_parts = _prepared(self.polygon, self.kind != "terrain")
 
     @cached_property
     def inner(self) -> BaseGeometry:
