@@ -508,13 +508,22 @@ def candidates_at(form: g.Formation, start: g.Pose, target: g.Body, frame: Facin
 
 def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body) -> np.ndarray:
     """Rows whose charger, at first contact, does not overlap the target (vectorised; the rest
-    of the way is :func:`path_prefilter`'s)."""
+    of the way is :func:`path_prefilter`'s). Flush arrivals lie outside the target by
+    construction, and so do arrivals about a charger front corner turned at most 90 degrees
+    from the facing (the align's whole sweep does, ALIGN_OUTSIDE_TARGET): only the others
+    are tested."""
+    out = np.ones(len(table), dtype=bool)
     if len(table) == 0:
-        return np.zeros(0, dtype=bool)
-    rects = g.contact.rect_corners(table.pre[:, 0], table.pre[:, 1], table.pre[:, 2],
-                                   form.width, form.depth)
-    other = np.asarray(boundary_coords(target.form, target.pose))
-    return g.contact.rect_penetrations(rects, other) <= EPS
+        return out
+    fams = [FAMILIES.index(f) for f in ALIGN_OUTSIDE_TARGET]
+    test = np.flatnonzero((table.family != 0) &
+                          (~np.isin(table.family, fams) | (np.abs(table.alpha) > 90)))
+    if len(test):
+        rects = g.contact.rect_corners(table.pre[test, 0], table.pre[test, 1],
+                                       table.pre[test, 2], form.width, form.depth)
+        other = np.asarray(boundary_coords(target.form, target.pose))
+        out[test] = g.contact.rect_penetrations(rects, other) <= EPS
+    return out
 
 
 #: Candidates passed to the vectorised first pass at a time, shortest first: a small first chunk

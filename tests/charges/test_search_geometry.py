@@ -34,6 +34,12 @@ def test_align_about_a_charger_corner_never_enters_the_target():
             offs = S.offset_candidates(frame, cform,
                                        tuple(S.straight_offsets(frame, cform, start)))
             t = S.candidate_table(cform, start, frame, offs, theta_step=10.0)
+            # arrival_clear skips the rows this fact covers: the same verdicts as testing all.
+            rects = g.contact.rect_corners(t.pre[:, 0], t.pre[:, 1], t.pre[:, 2], cform.width,
+                                           cform.depth)
+            every = g.contact.rect_penetrations(
+                rects, np.asarray(boundary_coords(tbody.form, tbody.pose))) <= g.EPS_MM
+            assert np.array_equal(S.arrival_clear(t, cform, tbody), every)
             for i in np.flatnonzero((t.family != 0) & (np.abs(t.alpha) <= 90)):
                 pre = boundary_coords(cform, g.Pose(*t.pre[i]))
                 sweep = g.rotation_sweep(pre, (t.px[i], t.py[i]), t.alpha[i])
