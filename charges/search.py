@@ -1049,8 +1049,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         # What blocked the paths the first pass rejected, for the explanation.
         pairs = Counter(zip(row_gid[chunk[tried[hit]]].tolist(), who[hit].tolist(),
                             strict=True))
-        for (gj, code), count in pairs.items():
-            reasons[gj][f"blocked by {world.describe_index(code)}"] += count
+        for (gj, code), times in pairs.items():
+            reasons[gj][f"blocked by {world.describe_index(code)}"] += times
         known_ok[chunk[alive]] = True
         for pos in np.flatnonzero(alive):
             p = lo + int(pos)
