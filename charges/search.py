@@ -1133,16 +1133,19 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
         if not check_candidate(form, start, c, tbody, world).ok:
             continue
         seen.add(key)
-        r = _refine(form, start, tbody, frame, c, world)
+        r = _refine(form, start, tbody, frame, c, world, beat=best.key())
         if r.key() < best.key():
             best = r
     return best
 
 
 def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
-            cand: Candidate, world: World) -> Candidate:
+            cand: Candidate, world: World,
+            beat: tuple[float, float, float] | None = None) -> Candidate:
     """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 1-degree
-    winner: the shortest legal path to the same end position."""
+    winner: the shortest legal path to the same end position. With ``beat``, only paths
+    ranked before it matter (a rival refined against the best so far): the others are not
+    checked, and the result is then only meaningful if it ranks before ``beat``."""
     if cand.family == "flush" or cand.align_point is None:
         return cand
     fam = FAMILIES.index(cand.family)
@@ -1150,9 +1153,10 @@ def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
     thetas = thetas[np.abs(thetas) <= 90]
     table = candidate_table(form, start, frame, cand.s, thetas=thetas,
                             only=(fam, cand.align_point))
+    limit = cand.key() if beat is None else min(cand.key(), beat)
     for i in table.order():
         c = table.row(int(i))
-        if c.key() >= cand.key():
+        if c.key() >= limit:
             break
         if check_candidate(form, start, c, tbody, world).ok:
             return c
