@@ -425,6 +425,12 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         # the end pose move along the facing line), so two probes give every offset's signs:
         # only the (offset, angle) pairs that can have both distances >= 0 become rows, with
         # a margin far above rounding; the exact test below decides.
+        if only is not None:  # one offset and pivot: nothing worth selecting
+            oi, ti = np.nonzero(np.broadcast_to(valid[:, None], (n_off, len(th))))
+            blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
+                           np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
+                           fys[oi]))
+            continue
         probes = []
         for s0 in (0.0, 1.0):
             tp = {1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot]
