@@ -303,6 +303,8 @@ class CandidateTable:
             e = np.zeros(0)
             return cls(e, e.astype(int), e, e, e, e, e, e, np.zeros((0, 3)), np.zeros((0, 3)),
                        e, e)
+        if len(tables) == 1:
+            return tables[0]
         return cls(*(np.concatenate([getattr(t, f) for t in tables]) for f in _COLUMNS))
 
 
@@ -431,14 +433,15 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                            np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
                            fys[oi]))
             continue
-        probes = []
-        for s0 in (0.0, 1.0):
-            tp = {1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot]
-            probes.append(forward_distances(
-                np.full(len(th), ox + tp * rx), np.full(len(th), oy + tp * ry),
-                np.full(len(th), ox + s0 * rx + fdx), np.full(len(th), oy + s0 * ry + fdy),
-                al, th))
-        (a1, a2, det), (e1, e2, _) = probes
+        # Both probes (offsets 0 and 1) in one call.
+        nt = len(th)
+        tps = [{1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot] for s0 in (0.0, 1.0)]
+        p1, p2, pdet = forward_distances(
+            np.repeat([ox + tp * rx for tp in tps], nt),
+            np.repeat([oy + tp * ry for tp in tps], nt),
+            np.repeat([ox + fdx, ox + rx + fdx], nt), np.repeat([oy + fdy, oy + ry + fdy], nt),
+            np.tile(al, 2), np.tile(th, 2))
+        a1, a2, det, e1, e2 = p1[:nt], p2[:nt], pdet[:nt], p1[nt:], p2[nt:]
         sv = s_arr[:, None]
         with np.errstate(invalid="ignore"):
             possible = valid[:, None] & (a1 + (e1 - a1) * sv >= -1e-3) & \
