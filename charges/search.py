@@ -627,8 +627,12 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     # The first forward move starts from the same place for every row, so its test is
     # closed form: how far the charger may go straight ahead before leaving the table or
     # overlapping each obstacle piece beyond its limit; a row is blocked when its d1 is longer.
-    reach = g.contact.forward_reach(a0, (f0x, f0y), parts.convex, parts.limit)
-    table_reach = _table_reach(a0, (f0x, f0y), (x0 - e, y0 - e, x1 + e, y1 + e))
+    key = (start.x, start.y, start.facing, w, d)
+    if key not in world.reach_memo:  # the same for every chunk and search from this start
+        world.reach_memo[key] = (
+            g.contact.forward_reach(a0, (f0x, f0y), parts.convex, parts.limit),
+            _table_reach(a0, (f0x, f0y), (x0 - e, y0 - e, x1 + e, y1 + e)))
+    reach, table_reach = world.reach_memo[key]
     free = min(table_reach, float(reach.min(initial=math.inf)))
     ok = table.d1 <= free
     if blocker is not None and not ok.all():
@@ -642,9 +646,11 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     # straight sweep?, is it the align?). A stage of samples makes every sample of every row
     # at once, sample by sample (few large calls). Measured on crowded tables: the straight
     # moves reject nearly every blocked path and the wheel and align samples only the few
-    # left, so the second forward move goes next.
+    # left, so the second forward move goes next, after its end (the contact position)
+    # alone, whose small bounding box meets few obstacle pieces.
     wheel_k, align_k = (0.5, 0.25, 0.75, 1.0), (0.5, 0.25, 0.75)
-    stages: list = [(lambda i: (wheel_at(i, 1.0), pre(i)), 1, True, False),
+    stages: list = [(pre, 1, False, False),  # the contact position alone: a small box
+                    (lambda i: (wheel_at(i, 1.0), pre(i)), 1, True, False),
                      (lambda i: np.concatenate([wheel_at(i, k) for k in wheel_k]),
                       len(wheel_k), False, False)]
     if with_align:

@@ -141,6 +141,8 @@ class World:
         self.table_eps = table.buffer(g.EPS_MM, join_style="mitre")
         shapely.prepare(self.table_eps)
         self.obstacles = obstacles
+        #: The first pass's closed-form reach straight ahead, per start (search.path_prefilter).
+        self.reach_memo: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
 
     @classmethod
     def for_unit(cls, scene: g.Scene, mover: g.Unit, target: str | None = None,
