@@ -1101,17 +1101,16 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                                   with_align=False)
     keep = known_ok.copy()
     keep[test[clear]] = True
-    rows = []
-    for j, grp in enumerate(groups):
-        table = big.subset(members[j][keep[members[j]]])
-        for i in range(len(table)):
-            if int(table.family[i]) != 0:
-                rows.append((round(abs(float(table.alpha[i])), 6), -grp.models,
-                             round(float(table.length[i]), 6),
-                             round(abs(float(table.theta[i])), 6), table, i))
-    rows.sort(key=lambda r: r[:4])
-    for *_, table, i in rows:
-        c = table.row(i)
+    # Smallest turn first, then the priorities (models, path length, wheel); ties keep the
+    # groups' order, then the table's.
+    idx = np.concatenate([members[j][keep[members[j]]] for j in range(len(groups))]) \
+        if groups else np.zeros(0, dtype=int)
+    idx = idx[big.family[idx] != 0]
+    models = np.asarray([grp.models for grp in groups], dtype=float)
+    idx = idx[np.lexsort((np.round(np.abs(big.theta[idx]), 6), np.round(big.length[idx], 6),
+                          -models[row_gid[idx]], np.round(np.abs(big.alpha[idx]), 6)))]
+    for i in idx:
+        c = big.row(int(i))
         if any(abs(c.s - f.s) < spacing_mm for f in found):
             continue
         if check_candidate(form, start, c, tbody, world, target_turns=True,
