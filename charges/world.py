@@ -105,13 +105,16 @@ class PartTable:
     ``bounds`` (P, 4); ``limit`` (P,), the overlap depth a piece tolerates (0 for enemies,
     which may not even be touched; twice the tolerance for the rest, so a piece of a split
     polygon never rejects a legal path); ``owner`` (P,), the obstacle's index; ``convex``, the
-    pieces prepared for separating-axis tests."""
+    pieces prepared for separating-axis tests; ``whole`` (P,), the piece is its obstacle's
+    only one and that obstacle may be touched (not an enemy): then a depth under EPS_MM into
+    the piece is no overlap of the obstacle (for a split polygon it may be)."""
 
     corners: np.ndarray
     bounds: np.ndarray
     limit: np.ndarray
     owner: np.ndarray
     convex: g.contact.ConvexSet
+    whole: np.ndarray
 
     @classmethod
     def of(cls, obstacles: list[Obstacle]) -> PartTable:
@@ -124,13 +127,16 @@ class PartTable:
         if not pieces:
             empty = np.zeros((0, 3, 2))
             return cls(empty, np.zeros((0, 4)), np.zeros(0), np.zeros(0, int),
-                       g.contact.ConvexSet(empty, empty, np.zeros((0, 3)), np.zeros((0, 3))))
+                       g.contact.ConvexSet(empty, empty, np.zeros((0, 3)), np.zeros((0, 3))),
+                       np.zeros(0, dtype=bool))
         k = max(len(q) for q in pieces)
         corners = np.stack([np.concatenate([q, np.repeat(q[-1:], k - len(q), axis=0)])
                             for q in pieces])
         bounds = np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1)
+        whole = np.asarray([len(obstacles[i].convex_parts) == 1 and
+                            obstacles[i].kind != "enemy" for i in owner], dtype=bool)
         return cls(corners, bounds, np.asarray(limit), np.asarray(owner),
-                   g.contact.ConvexSet.of(corners))
+                   g.contact.ConvexSet.of(corners), whole)
 
 
 class World:
@@ -193,7 +199,8 @@ class World:
         TABLE or the index of an obstacle. Clear by boxes, as :meth:`box_clear` (with
         ``ignore_target`` when no footprint can overlap the target); certainly blocked when a
         convex piece is overlapped beyond its limit (the search's first pass), then the first
-        such obstacle is named; the few left get the exact test."""
+        such obstacle is named; certainly clear when clear of every piece by separating axes
+        (PartTable.whole); the few left get the exact test."""
         n = len(rects)
         out = np.full(n, CLEAR, dtype=int)
         if n == 0:
@@ -218,16 +225,23 @@ class World:
             (rl[:, 1, None] <= pb[None, :, 3] + e) & (rh[:, 1, None] >= pb[None, :, 1] - e)
         ii, pp = np.nonzero(meet)
         certain = np.full(len(rest), len(self.obstacles), dtype=int)
+        unsure = ~inside[rest]  # the exact test decides the table edge
         if len(ii):
-            depth = g.contact.rect_penetrations(rects[rest[ii]], parts.convex, pp)
+            depth = g.contact.rect_penetrations(rects[rest[ii]], parts.convex, pp,
+                                                signed=True)
             hit = depth > parts.limit[pp]
             np.minimum.at(certain, ii[hit], parts.owner[pp[hit]])
+            # Certainly clear of a piece: under EPS_MM deep into a whole piece that may be
+            # touched (exact for convex shapes), or farther than EPS_MM from any other.
+            clear = depth < np.where(parts.whole[pp], e, -e) - 1e-9
+            unsure[ii[~clear]] = True
         found = certain < len(self.obstacles)
         out[rest[found]] = certain[found]
+        unsure &= ~found
         index: dict[str, int] = {}
         for k, o in enumerate(self.obstacles):
             index.setdefault(o.id, k)
-        for i in rest[~found]:
+        for i in rest[unsure]:
             blk = self.blocked(shapely.Polygon(rects[i]))
             if blk is not None:
                 out[i] = TABLE if blk.kind == "table" else index[blk.obstacle]

@@ -247,14 +247,16 @@ class ConvexSet:
 
 
 def _sat_depth(ca: np.ndarray, cb: np.ndarray | None, hu: np.ndarray, hv: np.ndarray,
-               own_axes: np.ndarray, polys: ConvexSet, which: np.ndarray) -> np.ndarray:
+               own_axes: np.ndarray, polys: ConvexSet, which: np.ndarray,
+               signed: bool = False) -> np.ndarray:
     """Separating-axis depth of rectangles centred at ``ca`` (n, 2) with half-edges ``hu``,
     ``hv`` or, with ``cb``, of the hull of each and its translate centred at ``cb``, each
     against the polygon ``polys[which]``. A rectangle's extent on an axis is its centre's
     projection plus or minus its half-edges' projections, and the hull's is the union of both
     extents, so no corner is projected. ``own_axes`` (n, A, 2) are the shapes' unit axes, onto
     which the polygons' corners are projected; the polygons' own axes and extents are
-    precomputed (ConvexSet)."""
+    precomputed (ConvexSet). ``signed``: apart shapes get minus their widest gap along an
+    axis (a lower bound of their distance) instead of 0."""
 
     def extents(ax: np.ndarray, ay: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r = np.abs(hu[:, :1] * ax + hu[:, 1:] * ay) + np.abs(hv[:, :1] * ax + hv[:, 1:] * ay)
@@ -272,7 +274,7 @@ def _sat_depth(ca: np.ndarray, cb: np.ndarray | None, hu: np.ndarray, hv: np.nda
     lo, hi = extents(normals[..., 0], normals[..., 1])
     depth = np.minimum(depth, (np.minimum(hi, polys.hi[which]) -
                                np.maximum(lo, polys.lo[which])).min(axis=1))
-    return np.maximum(depth, 0.0)
+    return depth if signed else np.maximum(depth, 0.0)
 
 
 def _polys(other: np.ndarray | ConvexSet, n: int) -> tuple[ConvexSet, np.ndarray]:
@@ -286,11 +288,13 @@ def _polys(other: np.ndarray | ConvexSet, n: int) -> tuple[ConvexSet, np.ndarray
 
 
 def rect_penetrations(rects: np.ndarray, other: np.ndarray | ConvexSet,
-                      which: np.ndarray | None = None) -> np.ndarray:
+                      which: np.ndarray | None = None, signed: bool = False) -> np.ndarray:
     """Overlap depth of many rectangles ``rects`` (n, 4, 2) with one convex polygon ``other``
     (m, 2), or each with its own (n, m, 2), or each with ``other[which]`` of a prepared set,
     by separating axes, vectorised: the cheap first test of a search. Polygons may be padded
-    to a common size by repeating a vertex."""
+    to a common size by repeating a vertex. ``signed``: shapes apart get minus their widest
+    gap along a separating axis, a lower bound of their distance (a projection never
+    lengthens a segment)."""
     rects = np.asarray(rects, dtype=float)
     if len(rects) == 0:
         return np.zeros(0)
@@ -298,7 +302,7 @@ def rect_penetrations(rects: np.ndarray, other: np.ndarray | ConvexSet,
     c, hu, hv = _rect_frames(rects)
     own = np.stack([hu, hv], axis=1)
     own /= np.linalg.norm(own, axis=2, keepdims=True)
-    return _sat_depth(c, None, hu, hv, own, polys, idx if which is None else which)
+    return _sat_depth(c, None, hu, hv, own, polys, idx if which is None else which, signed)
 
 
 def rect_corners(cx: np.ndarray, cy: np.ndarray, facing_deg: np.ndarray, width: float,
