@@ -419,8 +419,11 @@ def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int 
     cpus = os.cpu_count() or 2
     # Photos get one core fewer than the machine has: rulings and the event loop keep a core
     # of their own, so a queue of detections does not push ruling latency up (bench/load.py:
-    # on 2 cores this halved the rulings' p50 under the mixed load).
-    workers = Workers(image_slots=max(1, cpus - 1), rule_slots=max(4, 2 * cpus),
+    # on 2 cores this halved the rulings' p50 under the mixed load). Rulings are pure Python
+    # and share this process's GIL with the event loop: two at a time, so one slow ruling
+    # does not hold up the rest, while the event loop keeps a fair share of the GIL to take
+    # requests and send answers (four at a time measured a higher p99 under the same load).
+    workers = Workers(image_slots=max(1, cpus - 1), rule_slots=2,
                       processes=detect_processes)
     error_responses: dict[int | str, dict[str, Any]] = {
         code: {"model": m.ErrorBody, "description": text} for code, text in (
