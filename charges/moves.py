@@ -93,16 +93,14 @@ def _in_lane(world: World, coords: list[Point], f: tuple[float, float], gap_mm: 
     lat, ahead = c @ r, c @ f
     pr = parts.corners @ np.asarray(r)  # (P, K)
     pf = parts.corners @ np.asarray(f)
-    n = len(world.obstacles)
-    lo = np.full(n, np.inf)
-    hi = np.full(n, -np.inf)
-    front = np.full(n, -np.inf)
-    np.minimum.at(lo, parts.owner, pr.min(axis=1))
-    np.maximum.at(hi, parts.owner, pr.max(axis=1))
-    np.maximum.at(front, parts.owner, pf.max(axis=1))
+    # Pieces are stored obstacle by obstacle: reduce each obstacle's run of pieces.
+    starts = np.flatnonzero(np.r_[True, parts.owner[1:] != parts.owner[:-1]])
+    lo = np.minimum.reduceat(pr.min(axis=1), starts)
+    hi = np.maximum.reduceat(pr.max(axis=1), starts)
+    front = np.maximum.reduceat(pf.max(axis=1), starts)
     keep = (hi >= lat.min() - margin) & (lo <= lat.max() + margin) & \
         (front >= ahead.min() - margin)
-    return [world.obstacles[i] for i in np.flatnonzero(keep)]
+    return [world.obstacles[i] for i in parts.owner[starts[keep]]]
 
 
 def _exit(x: float, y: float, f: tuple[float, float], w: float, h: float) -> list[float]:
