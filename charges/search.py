@@ -37,7 +37,7 @@ import shapely
 import geometry as g
 from geometry.formation import boundary_coords
 
-from .world import CLEAR, TABLE, Blocked, World
+from .world import CLEAR, TABLE, Blocked, World, boxes_meet
 
 EPS = g.EPS_MM
 THETA_GRID_DEG = 1.0
@@ -94,12 +94,17 @@ def flush_pose(frame: FacingFrame, form: g.Formation, s: float) -> g.Pose:
     return g.Pose(cx, cy, frame.facing_deg)
 
 
-def _flush_corners(frame: FacingFrame, form: g.Formation, offsets: np.ndarray) -> np.ndarray:
-    """Corners (n, 4, 2) of the flush poses at ``offsets``, as flush_pose and boundary_coords
-    give them one at a time."""
+def _flush_centres(frame: FacingFrame, form: g.Formation, offsets: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Centres of the flush poses at ``offsets``, as flush_pose gives them one at a time."""
     flx, fly = frame.o[0] + offsets * frame.r[0], frame.o[1] + offsets * frame.r[1]
-    cx = flx + form.width / 2 * frame.r[0] - form.depth / 2 * frame.f[0]
-    cy = fly + form.width / 2 * frame.r[1] - form.depth / 2 * frame.f[1]
+    return (flx + form.width / 2 * frame.r[0] - form.depth / 2 * frame.f[0],
+            fly + form.width / 2 * frame.r[1] - form.depth / 2 * frame.f[1])
+
+
+def _flush_corners(frame: FacingFrame, form: g.Formation, offsets: np.ndarray) -> np.ndarray:
+    """Corners (n, 4, 2) of the flush poses at ``offsets``, as boundary_coords gives them."""
+    cx, cy = _flush_centres(frame, form, offsets)
     return g.contact.rect_corners(cx, cy, np.full(len(offsets), frame.facing_deg), form.width,
                                   form.depth)
 
@@ -275,11 +280,15 @@ class CandidateTable:
     def __len__(self) -> int:
         return len(self.s)
 
+    def rank_keys(self, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, ...]:
+        """np.lexsort keys of ``rows`` (least significant first): path length, then smaller
+        wheel, then end nearer the start (RULES.md 4, tie-breaks)."""
+        return (np.round(self.gap[rows], 6), np.round(np.abs(self.theta[rows]), 6),
+                np.round(self.length[rows], 6))
+
     def order(self) -> np.ndarray:
-        """Row order by path length, then smaller wheel, then end nearer the start (RULES.md
-        4, tie-breaks)."""
-        return np.lexsort((np.round(self.gap, 6), np.round(np.abs(self.theta), 6),
-                           np.round(self.length, 6)))
+        """Row order by :meth:`rank_keys` (stable: ties keep the table's order)."""
+        return np.lexsort(self.rank_keys())
 
     def row(self, i: int) -> Candidate:
         fam = FAMILIES[int(self.family[i])]
@@ -339,28 +348,22 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     n_off = len(s_arr)
     ox, oy = frame.o
     rx, ry = frame.r
-    # Final (flush) pose of every offset, as flush_pose gives it.
-    flx, fly = ox + s_arr * rx, oy + s_arr * ry
-    fxs = flx + form.width / 2 * rx - form.depth / 2 * frame.f[0]
-    fys = fly + form.width / 2 * ry - form.depth / 2 * frame.f[1]
+    fxs, fys = _flush_centres(frame, form, s_arr)  # final (flush) centre of every offset
     # Rows are built block by block and then put in the order of a loop over offsets, then
     # family slot (flush, charger left, charger right, facing low end, facing high end), then
     # wheel angle: the order of the ties the ranking keeps (CandidateTable.order is stable).
     blocks: list[tuple[np.ndarray, ...]] = []  # (offset index, slot, theta index, columns...)
 
-    def block(slot: int, fam: int, valid: np.ndarray, px: np.ndarray, py: np.ndarray,
-              sel: np.ndarray, al: np.ndarray, th: np.ndarray) -> None:
-        oi = np.flatnonzero(valid)
-        if len(oi) == 0 or len(th) == 0:
-            return
-        k = len(th)
-        rep = np.repeat(oi, k)
-        blocks.append((rep, np.full(len(rep), slot), np.tile(sel, len(oi)),
-                       s_arr[rep], np.full(len(rep), fam), px[rep], py[rep],
-                       np.tile(al, len(oi)), np.tile(th, len(oi)), fxs[rep], fys[rep]))
+    def add_rows(slot: int, fam: int, rows: np.ndarray, px: np.ndarray, py: np.ndarray,
+                 sel: np.ndarray, al: np.ndarray, th: np.ndarray) -> None:
+        """The (offset, angle) pairs where ``rows`` (n_off, len(th)) holds become rows."""
+        oi, ti = np.nonzero(rows)
+        if len(oi):
+            blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
+                           np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
+                           fys[oi]))
 
     eps = EPS
-    all_off = np.ones(n_off, dtype=bool)
     nan = np.full(n_off, math.nan)
     if only is None and abs(base) <= 90 + 1e-9:
         if abs(base) < 1e-9:
@@ -376,8 +379,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                         np.array([d1 + d2]),
                         np.array([math.hypot(final.x - start.x, final.y - start.y)])))
         else:
-            block(0, 0, all_off, nan, nan, np.zeros(1, dtype=int), np.zeros(1),
-                  np.array([base]))
+            add_rows(0, 0, np.ones((n_off, 1), dtype=bool), nan, nan, np.zeros(1, dtype=int),
+                     np.zeros(1), np.array([base]))
     # Angled arrivals. The part of the charger's front beside the pivot must come down onto
     # the facing, not swing into the target: about its left corner (or the facing's low end)
     # the align turns counter-clockwise (alpha > 0), about its right corner (or the facing's
@@ -428,10 +431,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         # only the (offset, angle) pairs that can have both distances >= 0 become rows, with
         # a margin far above rounding; the exact test below decides.
         if only is not None:  # one offset and pivot: nothing worth selecting
-            oi, ti = np.nonzero(np.broadcast_to(valid[:, None], (n_off, len(th))))
-            blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
-                           np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
-                           fys[oi]))
+            add_rows(slot, fam, np.broadcast_to(valid[:, None], (n_off, len(th))), px, py, sel,
+                     al, th)
             continue
         # Both probes (offsets 0 and 1) in one call.
         nt = len(th)
@@ -448,11 +449,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                 (a2 + (e2 - a2) * sv >= -1e-3)
         straight = ~(np.abs(det) > 1e-9)  # also nan: leave those to the exact test
         possible[:, straight | (not select_rows)] = valid[:, None]
-        oi, ti = np.nonzero(possible)
-        if len(oi):
-            blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
-                           np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
-                           fys[oi]))
+        add_rows(slot, fam, possible, px, py, sel, al, th)
     cols: dict[str, list[np.ndarray]] = {k: [] for k in
                                          ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
     if blocks:
@@ -548,8 +545,10 @@ def _chunks(n: int) -> list[tuple[int, int]]:
         lo, i = lo + size, i + 1
     return out
 
-#: Wheel and align positions sampled by the vectorised first pass (fractions of the turn).
-SAMPLE_FRACTIONS = (0.25, 0.5, 0.75)
+#: Wheel and align positions sampled by the vectorised first pass (fractions of the turn),
+#: the middle first: a row is credited to the first sample that is blocked.
+WHEEL_SAMPLES = (0.5, 0.25, 0.75, 1.0)
+ALIGN_SAMPLES = (0.5, 0.25, 0.75)
 
 
 def _table_reach(rect: np.ndarray, direction: tuple[float, float],
@@ -648,14 +647,13 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     # moves reject nearly every blocked path and the wheel and align samples only the few
     # left, so the second forward move goes next, after its end (the contact position)
     # alone, whose small bounding box meets few obstacle pieces.
-    wheel_k, align_k = (0.5, 0.25, 0.75, 1.0), (0.5, 0.25, 0.75)
     stages: list = [(pre, 1, False, False),  # the contact position alone: a small box
                     (lambda i: (wheel_at(i, 1.0), pre(i)), 1, True, False),
-                     (lambda i: np.concatenate([wheel_at(i, k) for k in wheel_k]),
-                      len(wheel_k), False, False)]
+                    (lambda i: np.concatenate([wheel_at(i, k) for k in WHEEL_SAMPLES]),
+                     len(WHEEL_SAMPLES), False, False)]
     if with_align:
-        stages.append((lambda i: np.concatenate([align_at(i, k) for k in align_k]),
-                       len(align_k), False, True))
+        stages.append((lambda i: np.concatenate([align_at(i, k) for k in ALIGN_SAMPLES]),
+                       len(ALIGN_SAMPLES), False, True))
     for make, reps, is_sweep, is_align in stages:
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
@@ -667,10 +665,7 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         row = np.tile(np.arange(len(idx)), reps)  # each shape's row in idx
         lo, hi = pts.min(axis=1), pts.max(axis=1)
         # Every (shape, obstacle piece) pair whose boxes meet, tested in one vectorised pass.
-        pb = parts.bounds
-        near = (lo[:, 0, None] <= pb[None, :, 2] + e) & (hi[:, 0, None] >= pb[None, :, 0] - e) \
-            & (lo[:, 1, None] <= pb[None, :, 3] + e) & (hi[:, 1, None] >= pb[None, :, 1] - e)
-        near &= inside[:, None]
+        near = boxes_meet(lo, hi, parts.bounds, e) & inside[:, None]
         ii, pp = np.nonzero(near)
         off = np.zeros(len(idx), dtype=bool)  # a shape leaves the table
         off[row[~inside]] = True
@@ -995,8 +990,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # The search order: group by group, each by CandidateTable.order (stable, so rows that
     # tie keep the table's order), over the rows whose end position is open.
     rows = np.flatnonzero((ends_by[at] == CLEAR) & ~fixed & ~still)
-    order = rows[np.lexsort((np.round(big.gap[rows], 6), np.round(np.abs(big.theta[rows]), 6),
-                             np.round(big.length[rows], 6), row_gid[rows]))]
+    order = rows[np.lexsort((*big.rank_keys(rows), row_gid[rows]))]
     seq_gid = row_gid[order]
     first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
 

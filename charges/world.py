@@ -78,6 +78,14 @@ class Obstacle:
                     self.kind]
 
 
+def boxes_meet(lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray, pad: float) -> np.ndarray:
+    """(n, B): whether each box (``lo``, ``hi`` corners, (n, 2) each) comes within ``pad`` of
+    each of ``bounds`` (B, 4: x0, y0, x1, y1)."""
+    return (lo[:, 0, None] <= bounds[None, :, 2] + pad) & \
+        (hi[:, 0, None] >= bounds[None, :, 0] - pad) & \
+        (lo[:, 1, None] <= bounds[None, :, 3] + pad) & (hi[:, 1, None] >= bounds[None, :, 1] - pad)
+
+
 #: :meth:`World.footprints` codes: clear, or off the table (other values index obstacles).
 CLEAR, TABLE = -2, -1
 
@@ -211,8 +219,7 @@ class World:
         inside = (lo[:, 0] >= tx0 - e) & (lo[:, 1] >= ty0 - e) & (hi[:, 0] <= tx1 + e) & \
             (hi[:, 1] <= ty1 + e)
         b, is_target = self._boxes
-        near = (b[None, :, 0] <= hi[:, 0, None] + e) & (b[None, :, 2] >= lo[:, 0, None] - e) & \
-            (b[None, :, 1] <= hi[:, 1, None] + e) & (b[None, :, 3] >= lo[:, 1, None] - e)
+        near = boxes_meet(lo, hi, b, e)
         if ignore_target:
             near &= ~is_target[None, :]
         rest = np.flatnonzero(~inside | near.any(axis=1))
@@ -221,8 +228,7 @@ class World:
         parts = self.parts
         pb = parts.bounds
         rl, rh = lo[rest], hi[rest]
-        meet = (rl[:, 0, None] <= pb[None, :, 2] + e) & (rh[:, 0, None] >= pb[None, :, 0] - e) & \
-            (rl[:, 1, None] <= pb[None, :, 3] + e) & (rh[:, 1, None] >= pb[None, :, 1] - e)
+        meet = boxes_meet(rl, rh, pb, e)
         ii, pp = np.nonzero(meet)
         certain = np.full(len(rest), len(self.obstacles), dtype=int)
         unsure = ~inside[rest]  # the exact test decides the table edge
