@@ -21,12 +21,14 @@ from .declaration import declare
 from .moves import first_contact
 from .rulesets import Ruleset
 from .search import (
+    ChargeMove,
     SearchMemo,
     contact_counts,
     facing_frame,
     flush_pose,
     legal_move_exists,
     offset_candidates,
+    search_moves,
 )
 from .world import Obstacle, World
 
@@ -89,19 +91,55 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
         else:
             stopped = next(o.describe() for o in world.obstacles if o.id == hit)
         return SpecialPlan((), dist, None, stopped)
-    # Cheap exit first: if even without those enemies no move exists, terrain, friends or
-    # engaged units are in the way, and there is no special charge.
+    # Whether the rule applies is whether a legal move exists once the enemies in the way
+    # that could not be charged are removed. Asking every enemy in the way whether it could
+    # be charged is a whole search each, so they are asked lazily: find a path legal without
+    # every enemy in the way except those known chargeable; if none exists, none exists with
+    # fewer removed either (removing obstacles only adds paths), and the rule does not apply.
+    # Otherwise the path touches some of them (it would be a legal move otherwise): if none
+    # of those could be charged, the path is legal without the ones that cannot, and the
+    # rule applies; else the first chargeable one stays in the way and the loop repeats.
     # ``memo``: what the search that found no move learned; these worlds lack only enemies.
-    if not legal_move_exists(charger, target, facing, world.without({u.id for u in near}),
-                             memo):
-        return None
-    blockers = tuple(u.id for u in near if not could_charge(scene, charger, u, ruleset))
-    if not blockers:
-        return None
-    if set(blockers) != {u.id for u in near}:
-        if not legal_move_exists(charger, target, facing, world.without(set(blockers)), memo):
-            return None  # other units in the way could be charged: no special charge
+    known: dict[str, bool] = {}
+
+    def chargeable(u: g.Unit) -> bool:
+        if u.id not in known:
+            known[u.id] = could_charge(scene, charger, u, ruleset)
+        return known[u.id]
+
+    kept: set[str] = set()  # enemies in the way known chargeable: they stay
+    while True:
+        moves, _ = search_moves(charger, target, facing,
+                                world.without({u.id for u in near} - kept), None, False, 1,
+                                refine=False, memo=memo, count=False)
+        if not moves:
+            return None
+        touched = _touched(charger.formation, moves[0], [u for u in near if u.id not in kept])
+        fresh = next((u for u in touched if chargeable(u)), None)
+        if fresh is None:
+            break
+        kept.add(fresh.id)
+    blockers = tuple(u.id for u in near if not chargeable(u))
+    if not touched or not blockers:
+        return None  # the path was legal in the full world: then the search found a move
     return SpecialPlan(blockers, dist, hit, None)
+
+
+def _touched(form: g.Formation, move: ChargeMove, units: list[g.Unit]) -> list[g.Unit]:
+    """The ``units`` (enemies, which may not even be touched: RULES.md 4) that ``move``'s
+    path, replayed step by step, comes within EPS_MM of."""
+    out: list[g.Unit] = []
+    rest = list(units)
+    pose = move.start
+    for step in move.steps:
+        area = step.swept(form, pose)
+        keep = []
+        for u in rest:
+            (out if shapely.dwithin(u.body.polygon, area, g.EPS_MM) else keep).append(u)
+        rest = keep
+        pose = step.apply(form, pose)
+    hit = {u.id for u in out}
+    return [u for u in units if u.id in hit]
 
 
 def _formations(unit: g.Unit) -> list[tuple[int, int]]:
