@@ -894,6 +894,49 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
 
 
 @dataclass
+class SearchPlan:
+    """What a search of one charger into one facing of one target builds before it looks at
+    any obstacle: the groups of end positions, the candidate table of every group (module
+    doc, step 2), each row's group, the end footprints, and the search order (group by
+    group, each by CandidateTable.order; stable, so rows that tie keep the table's order). A
+    :class:`SearchMemo` keeps it for the next search of the same charge."""
+
+    key: tuple
+    frame: FacingFrame
+    groups: list[Group]
+    big: CandidateTable
+    offs_gid: np.ndarray  # each offset's group
+    at: np.ndarray  # each row's end offset (index)
+    row_gid: np.ndarray  # each row's group
+    members: list[np.ndarray]  # each group's rows
+    end_corners: np.ndarray  # (offsets, 4, 2) footprint at each end offset
+    order: np.ndarray  # every row, in search order
+
+    @staticmethod
+    def key_of(charger: g.Unit, target: g.Unit, facing: g.FacingName) -> tuple:
+        return (charger.formation, charger.pose, target.formation, target.pose, facing)
+
+    @classmethod
+    def of(cls, charger: g.Unit, target: g.Unit, facing: g.FacingName) -> SearchPlan:
+        form, start = charger.formation, charger.pose
+        frame = facing_frame(target.body, facing)
+        groups = group_offsets(frame, form, start)
+        offsets = [s for grp in groups for s in grp.offsets]
+        big = candidate_table(form, start, frame, offsets)
+        offs = np.asarray(offsets, dtype=float)
+        offs_gid = np.repeat(np.arange(len(groups)), [len(grp.offsets) for grp in groups])
+        # Each row's end offset (every offset belongs to exactly one group).
+        by_value = np.argsort(offs, kind="stable")
+        at = by_value[np.searchsorted(offs[by_value], big.s)] if len(big) else \
+            np.zeros(0, dtype=int)
+        row_gid = offs_gid[at]
+        members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]
+        order = np.lexsort((*big.rank_keys(), row_gid))
+        return cls(cls.key_of(charger, target, facing), frame, groups, big, offs_gid, at,
+                   row_gid, members, _flush_corners(frame, form, offs), order)
+
+
+@dataclass
 class SearchMemo:
     """What one search learned that another, in a world with fewer enemy units, can reuse
     (RULES.md 5 asks whether a move would exist without the enemies in the way): per group of
@@ -907,6 +950,13 @@ class SearchMemo:
     fixed_dead: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     blocked_by: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     names: dict[str, int] = field(default_factory=dict)  # blocked_by's codes
+    plan: SearchPlan | None = None
+
+    def plan_for(self, charger: g.Unit, target: g.Unit, facing: g.FacingName) -> SearchPlan:
+        """The search plan of this charge, built by the first search that asks."""
+        if self.plan is None or self.plan.key != SearchPlan.key_of(charger, target, facing):
+            self.plan = SearchPlan.of(charger, target, facing)
+        return self.plan
 
     def codes(self, ids: list[str]) -> np.ndarray:
         """The memo's code of each obstacle id (new ids get new codes)."""
@@ -953,26 +1003,16 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     many small ones. Row verdicts do not depend on the chunking, so neither does the ruling."""
     form, start = charger.formation, charger.pose
     tbody = target.body
-    frame = facing_frame(tbody, facing)
+    plan = memo.plan_for(charger, target, facing) if memo is not None else \
+        SearchPlan.of(charger, target, facing)
+    frame, groups, big, offs_gid, at, row_gid, members = plan.frame, plan.groups, plan.big, \
+        plan.offs_gid, plan.at, plan.row_gid, plan.members
     rejected: list[Rejected] = []
     found: list[ChargeMove] = []
-    groups = group_offsets(frame, form, start)
-    offsets = [s for grp in groups for s in grp.offsets]
-    big = candidate_table(form, start, frame, offsets)
-    # Each offset's group and what blocks its end position (flush with the facing, an end
-    # position never overlaps the target itself); each row's, by its end offset (every
-    # offset belongs to exactly one group).
-    offs = np.asarray(offsets, dtype=float)
-    offs_gid = np.repeat(np.arange(len(groups)), [len(grp.offsets) for grp in groups])
-    ends_by = world.footprints(_flush_corners(frame, form, offs), ignore_target=True)
-    by_value = np.argsort(offs, kind="stable")
-    at = by_value[np.searchsorted(offs[by_value], big.s)] if len(big) else \
-        np.zeros(0, dtype=int)
-    row_gid = offs_gid[at]
+    ends_by = world.footprints(plan.end_corners, ignore_target=True)
     known_bad = np.zeros(len(big), dtype=bool)  # the row's path is certainly blocked
     known_ok = np.zeros(len(big), dtype=bool)  # the row's path passed every first-pass stage
     fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking only enemies
-    members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]  # rows in ``big``
     # The memo's codes of this world's obstacles, and each row's known blocker in those codes.
     here = memo.codes([o.id for o in world.obstacles]) if memo is not None else \
         np.zeros(0, dtype=int)
@@ -989,8 +1029,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     reasons: list[Counter] = [Counter() for _ in groups]
     # The search order: group by group, each by CandidateTable.order (stable, so rows that
     # tie keep the table's order), over the rows whose end position is open.
-    rows = np.flatnonzero((ends_by[at] == CLEAR) & ~fixed & ~still)
-    order = rows[np.lexsort((*big.rank_keys(rows), row_gid[rows]))]
+    order = plan.order[((ends_by[at] == CLEAR) & ~fixed & ~still)[plan.order]]
     seq_gid = row_gid[order]
     first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
 
