@@ -725,7 +725,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
     # First contact must be a touch, not an overlap, and must actually touch.
     if g.contact.rect_overlap_depth(pre_coords, tgt_coords) > EPS:
         return Attempt(False, None, "overlaps the target on arrival")
-    pre_poly = shapely.Polygon(pre_coords)
+    pre_poly = g.polygon_of(pre_coords)
     if not shapely.dwithin(pre_poly, target.polygon, EPS):
         return Attempt(False, None, "does not reach the target")
     # Boxes first: an area whose bounding box clears every obstacle needs no exact test. The

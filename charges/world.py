@@ -248,7 +248,7 @@ class World:
         for k, o in enumerate(self.obstacles):
             index.setdefault(o.id, k)
         for i in rest[unsure]:
-            blk = self.blocked(shapely.Polygon(rects[i]))
+            blk = self.blocked(g.polygon_of(rects[i]))
             if blk is not None:
                 out[i] = TABLE if blk.kind == "table" else index[blk.obstacle]
         return out

@@ -27,6 +27,7 @@ from .formation import (
     facing_normal,
     facing_segments,
     model_bases,
+    polygon_of,
     presented_models,
 )
 from .moves import (
@@ -53,7 +54,8 @@ __all__ = [
     "EPS_MM", "MM_PER_INCH", "OVERLAY_GRID_MM", "in_to_mm", "mm_to_in", "Pose", "normalize_deg",
     "rotate_point",
     "Formation", "Body", "FacingName", "FACINGS", "boundary", "corners", "facing_segments",
-    "facing_normal", "model_bases", "base_polygon", "presented_models", "arc_polygons",
+    "facing_normal", "model_bases", "base_polygon", "polygon_of", "presented_models",
+    "arc_polygons",
     "arc_shares", "arcs_of_point", "in_front_arc", "Closest", "closest", "touching",
     "overlapping", "penetration_mm", "bodies_overlap", "FlushContact", "flush_contact",
     "ModelContacts", "models_in_contact", "Forward", "Wheel", "Align", "Turn", "Reform", "Step",

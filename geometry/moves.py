@@ -14,7 +14,7 @@ from typing import Literal
 
 from shapely.geometry import Polygon
 
-from .formation import Formation, boundary, boundary_coords, box_coords, corners
+from .formation import Formation, boundary, boundary_coords, box_coords, corners, polygon_of
 from .pose import Point, Pose, normalize_deg
 from .sweep import rotation_bounds, rotation_sweep
 
@@ -68,7 +68,7 @@ class Forward:
         return box_coords(pose, -w, w, min(-d, -d + m), max(d, d + m))
 
     def swept(self, form: Formation, pose: Pose) -> Polygon:
-        return Polygon(self._swept_coords(form, pose))
+        return polygon_of(self._swept_coords(form, pose))
 
     def length_mm(self, form: Formation) -> float:
         return abs(self.distance_mm)

@@ -23,6 +23,7 @@ import shapely
 from shapely.geometry import MultiPoint, Polygon
 
 from .constants import OVERLAY_GRID_MM, SWEEP_TOL_MM
+from .formation import polygon_of
 from .pose import Point, rotate_point
 
 
@@ -76,7 +77,7 @@ def _corner_sweep(o: Point, a: Point, b: Point, c: Point, theta: float) -> Polyg
     b_end = rotate_point(b, o, deg)
     c_end = rotate_point(c, o, deg)
     ring = [o, a, b, *arc_points(o, radius, start, start + theta), b_end, c_end]
-    return Polygon(ring)
+    return polygon_of(ring)
 
 
 def _rect_frame(rect: Sequence[Point]) -> tuple[Point, Point, Point, float, float]:
@@ -139,7 +140,7 @@ def _band_sweep(p_near: Point, p_far: Point, o: Point, theta: float) -> Polygon:
     ring = [p_near, p_far, *arc_points(o, rf, af, af + theta),
             rotate_point(p_far, o, deg), rotate_point(p_near, o, deg),
             *arc_points(o, rn, an + theta, an, outer=False)]
-    poly = Polygon(ring)
+    poly = polygon_of(ring)
     return poly if poly.is_valid else poly.buffer(0)
 
 
@@ -149,12 +150,12 @@ def rotation_sweep(rect: Sequence[Point], centre: Point, angle_deg: float) -> Po
     Contains the true swept region and exceeds it by at most ``SWEEP_TOL_MM`` (module doc).
     """
     if abs(angle_deg) < 1e-12:
-        return Polygon(rect)
+        return polygon_of(list(rect))
     theta = math.radians(angle_deg)
     if _inside(rect, centre):
         parts = [_corner_sweep(*piece, theta) for piece in _split_at(rect, centre)]
     else:
-        parts = [Polygon(rect)]
+        parts = [polygon_of(list(rect))]
         n = len(rect)
         for i in range(n):
             a, b = np.asarray(rect[i]), np.asarray(rect[(i + 1) % n])
