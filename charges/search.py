@@ -417,6 +417,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det
 
     for slot, fam, valid, t, sign in pivots:
+        if only is not None and fam != only[0]:
+            continue
         px, py = ox + t * rx, oy + t * ry
         if only is not None:
             valid = valid & (fam == only[0]) & \
@@ -453,11 +455,15 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     cols: dict[str, list[np.ndarray]] = {k: [] for k in
                                          ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
     if blocks:
-        parts = [np.concatenate(col) for col in zip(*blocks, strict=True)]
-        order = np.lexsort((parts[2], parts[1], parts[0]))
+        if len(blocks) == 1:  # np.nonzero's order already: by offset, then angle
+            parts = list(blocks[0])
+        else:
+            parts = [np.concatenate(col) for col in zip(*blocks, strict=True)]
+            order = np.lexsort((parts[2], parts[1], parts[0]))
+            parts = [col[order] for col in parts]
         for key, col in zip(("s", "fam", "px", "py", "al", "th", "fx", "fy"), parts[3:],
                             strict=True):
-            cols[key].append(col[order])
+            cols[key].append(col)
     tables = extra
     if cols["th"]:
         c = {k: np.concatenate(v) for k, v in cols.items()}
