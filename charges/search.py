@@ -1148,16 +1148,33 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     models = np.asarray([grp.models for grp in groups], dtype=float)
     idx = idx[np.lexsort((np.round(np.abs(big.theta[idx]), 6), np.round(big.length[idx], 6),
                           -models[row_gid[idx]], np.round(np.abs(big.alpha[idx]), 6)))]
-    for i in idx:
-        c = big.row(int(i))
-        if any(abs(c.s - f.s) < spacing_mm for f in found):
-            continue
-        if check_candidate(form, start, c, tbody, world, target_turns=True,
-                           target_world=target_world).ok:
-            found.append(_finish(charger, target, frame, c, True, list(rejected), count))
-            if len(found) >= k:
-                break
+    # The target's turned footprint lies in its turn's sweep: where that footprint is blocked
+    # (World.footprints, by the same rules), the turn is too, and the row needs no exact test.
+    tcorners = np.asarray(boundary_coords(target.formation, target.pose))
+    for lo, hi in _chunks(len(idx)):
+        part = idx[lo:hi]
+        turned = _rotated(tcorners, big.px[part], big.py[part], -big.alpha[part])
+        for i in part[target_world.footprints(turned) == CLEAR]:
+            c = big.row(int(i))
+            if any(abs(c.s - f.s) < spacing_mm for f in found):
+                continue
+            if check_candidate(form, start, c, tbody, world, target_turns=True,
+                               target_world=target_world).ok:
+                found.append(_finish(charger, target, frame, c, True, list(rejected), count))
+                if len(found) >= k:
+                    return found, rejected
     return found, rejected
+
+
+def _rotated(corners: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle_deg: np.ndarray
+             ) -> np.ndarray:
+    """(n, 4, 2): ``corners`` (4, 2) turned counter-clockwise by each angle about each centre
+    (as geometry.rotate_point)."""
+    a = np.radians(angle_deg)[:, None]
+    c, s = np.cos(a), np.sin(a)
+    dx = corners[None, :, 0] - cx[:, None]
+    dy = corners[None, :, 1] - cy[:, None]
+    return np.stack([cx[:, None] + c * dx - s * dy, cy[:, None] + s * dx + c * dy], axis=2)
 
 
 #: Legal grid candidates within this much path length of the first one are refined too: a
