@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 import geometry as g
 from geometry.distance import contact_distance
@@ -141,19 +142,32 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
         # The turn too stops just short of what it meets (the unit must not end in contact),
         # except against what it already touches, which it may only not overlap.
         here = g.boundary(form, start)
-        near = {o.id for o in world.obstacles if shapely.dwithin(o.polygon, here, STOP_SHORT_MM)}
+        # Turning about its centre, the unit stays within half its diagonal of it: only the
+        # obstacles whose boxes come near that disc can stop the turn, whatever its size.
+        reach = math.hypot(form.width, form.depth) / 2 + STOP_SHORT_MM + 1.0
+        x, y = start.centre
+        turning = world.without({o.id for o in world.obstacles
+                                 if o.bounds[0] > x + reach or o.bounds[2] < x - reach
+                                 or o.bounds[1] > y + reach or o.bounds[3] < y - reach})
+        near = {o.id for o in turning.obstacles
+                if shapely.dwithin(o.polygon, here, STOP_SHORT_MM)}
 
-        def blocked(frac: float) -> Blocked | None:
-            area = g.rotation_sweep(coords, start.centre, turn_wanted * frac)
-            blk = world.blocked(area)
+        def blocks(area: BaseGeometry) -> Blocked | None:
+            blk = turning.blocked(area)
             if blk is not None:
                 return blk
-            for o in world.obstacles:
+            for o in turning.obstacles:
                 if o.id not in near and shapely.dwithin(o.polygon, area, STOP_SHORT_MM):
                     return Blocked(o.id, o.kind, "touches")
             return None
 
-        blk = blocked(1.0)
+        def blocked(frac: float) -> bool:
+            # Piece by piece: the sweep is blocked when one of its pieces is, and merging
+            # them into one polygon costs more than testing each.
+            return any(blocks(p) is not None for p in
+                       g.rotation_sweep_parts(coords, start.centre, turn_wanted * frac))
+
+        blk = blocks(g.rotation_sweep(coords, start.centre, turn_wanted))
         if blk is not None:
             lo, hi = 0.0, 1.0  # fraction of the turn that is clear
             # 24 halvings: within 1.1e-5 degrees of the largest clear turn (3e-5 mm at the

@@ -48,7 +48,7 @@ from .moves import (
 )
 from .pose import Pose, normalize_deg, rotate_point
 from .scene import Scene, SceneError, Table, Terrain, Unit, load_scene
-from .sweep import rotation_bounds, rotation_sweep, translation_sweep
+from .sweep import rotation_bounds, rotation_sweep, rotation_sweep_parts, translation_sweep
 
 __all__ = [
     "EPS_MM", "MM_PER_INCH", "OVERLAY_GRID_MM", "in_to_mm", "mm_to_in", "Pose", "normalize_deg",
@@ -60,7 +60,6 @@ __all__ = [
     "overlapping", "penetration_mm", "bodies_overlap", "FlushContact", "flush_contact",
     "ModelContacts", "models_in_contact", "Forward", "Wheel", "Align", "Turn", "Reform", "Step",
     "forward", "wheel", "align", "turn", "replay", "path_length_mm", "step_to_json",
-    "step_from_json", "rotation_bounds", "rotation_sweep", "translation_sweep", "Scene",
-    "SceneError", "Table",
-    "Terrain", "Unit", "load_scene",
+    "step_from_json", "rotation_bounds", "rotation_sweep", "rotation_sweep_parts",
+    "translation_sweep", "Scene", "SceneError", "Table", "Terrain", "Unit", "load_scene",
 ]

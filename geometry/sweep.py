@@ -149,8 +149,23 @@ def rotation_sweep(rect: Sequence[Point], centre: Point, angle_deg: float) -> Po
 
     Contains the true swept region and exceeds it by at most ``SWEEP_TOL_MM`` (module doc).
     """
+    parts = rotation_sweep_parts(rect, centre, angle_deg)
+    if len(parts) == 1:
+        return parts[0]
+    merged = shapely.union_all(parts)
+    if merged.geom_type != "Polygon" or merged.area < max(p.area for p in parts) - 1e-6:
+        # The pieces share their vertices exactly, so the floating overlay holds; should GEOS
+        # still lose a piece (see OVERLAY_GRID_MM), snap rounding is robust.
+        merged = shapely.union_all(parts, grid_size=OVERLAY_GRID_MM)
+    return merged  # type: ignore[return-value]
+
+
+def rotation_sweep_parts(rect: Sequence[Point], centre: Point, angle_deg: float
+                         ) -> list[Polygon]:
+    """The pieces whose union is :func:`rotation_sweep`: what overlaps or comes near the sweep
+    overlaps or comes near one of them, so a test of "is it clear?" can skip the union."""
     if abs(angle_deg) < 1e-12:
-        return polygon_of(list(rect))
+        return [polygon_of(list(rect))]
     theta = math.radians(angle_deg)
     if _inside(rect, centre):
         parts = [_corner_sweep(*piece, theta) for piece in _split_at(rect, centre)]
@@ -167,14 +182,7 @@ def rotation_sweep(rect: Sequence[Point], centre: Point, angle_deg: float) -> Po
             for far in (tuple(map(float, a)), tuple(map(float, b))):
                 if math.dist(far, foot) > 1e-9:
                     parts.append(_band_sweep(foot, far, centre, theta))  # type: ignore[arg-type]
-    if len(parts) == 1:
-        return parts[0]
-    merged = shapely.union_all(parts)
-    if merged.geom_type != "Polygon" or merged.area < max(p.area for p in parts) - 1e-6:
-        # The pieces share their vertices exactly, so the floating overlay holds; should GEOS
-        # still lose a piece (see OVERLAY_GRID_MM), snap rounding is robust.
-        merged = shapely.union_all(parts, grid_size=OVERLAY_GRID_MM)
-    return merged  # type: ignore[return-value]
+    return parts
 
 
 def rotation_bounds(rect: Sequence[Point], centre: Point, angle_deg: float
