@@ -1191,13 +1191,19 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
     slack = form.width * math.radians(THETA_GRID_DEG) + 1e-6
     best = _refine(form, start, tbody, frame, first, world)
     seen = {(round(first.s, 6), first.family)}
-    for i in rest:
-        # A rival's refined path is at most one wheel step shorter than its grid path, so
-        # one longer than the best so far plus that step cannot win.
+    # A rival's refined path is at most one wheel step shorter than its grid path, so one
+    # longer than the best so far plus that step cannot win; nor can one whose fine grid
+    # holds no path as short as the best (its shortest, legal or not, in closed form).
+    over = cands.length[rest] > best.length + slack
+    rest = rest[: int(np.argmax(over)) if over.any() else len(rest)]
+    shortest = _fine_shortest(form, start, frame, cands, rest)
+    for i, low in zip(rest, shortest, strict=True):
         if float(cands.length[i]) > best.length + slack or len(seen) > REFINE_RIVALS:
             break
         key = (round(float(cands.s[i]), 6), FAMILIES[int(cands.family[i])])
         if key in seen or any(abs(key[0] - s) < spacing_mm for s in taken):
+            continue
+        if low > best.length + 1e-5:
             continue
         c = cands.row(int(i))
         if not check_candidate(form, start, c, tbody, world).ok:
@@ -1209,6 +1215,68 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
     return best
 
 
+def _fine_shortest(form: g.Formation, start: g.Pose, frame: FacingFrame,
+                   cands: CandidateTable, rows: np.ndarray) -> np.ndarray:
+    """For each row, a lower bound of the path lengths on its fine wheel grid (:func:`_refine`):
+    the shortest over the grid's angles with both forward distances >= 0, by the closed form of
+    :func:`candidate_table` (whose other conditions only remove paths). A flush arrival has no
+    fine grid, and a rival's own grid path never ranks before the best: inf."""
+    out = np.full(len(rows), math.inf)
+    angled = np.flatnonzero((cands.family[rows] != 0) & ~np.isnan(cands.px[rows]))
+    if len(angled) == 0:
+        return out
+    i = rows[angled]
+    steps = np.arange(-THETA_GRID_DEG, THETA_GRID_DEG + 1e-9, FINE_STEP_DEG)
+    th = cands.theta[i][:, None] + steps[None, :]  # (m, k)
+    base = g.normalize_deg(frame.facing_deg - start.facing)
+    al = _wrap(base - th)
+    fx, fy = cands.final[i, 0][:, None], cands.final[i, 1][:, None]
+    px, py = cands.px[i][:, None], cands.py[i][:, None]
+    ar = np.radians(-al)
+    cs, sn = np.cos(ar), np.sin(ar)
+    prex = px + cs * (fx - px) - sn * (fy - py)
+    prey = py + sn * (fx - px) + cs * (fy - py)
+    c0 = g.corners(form, start)
+    fl0, fr0 = c0["front_left"], c0["front_right"]
+    thr = np.radians(th)
+    ct, st = np.cos(thr), np.sin(thr)
+    cx = np.where(th > 0, fl0[0], fr0[0])
+    cy = np.where(th > 0, fl0[1], fr0[1])
+    ddx, ddy = start.x - cx, start.y - cy
+    rx = prex - (cx + ct * ddx - st * ddy)
+    ry = prey - (cy + st * ddx + ct * ddy)
+    f0x, f0y = start.forward
+    a = np.radians(start.facing) + thr
+    ftx, fty = np.cos(a), np.sin(a)
+    det = f0x * fty - f0y * ftx
+    straight = np.abs(det) <= 1e-12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d1 = np.where(straight, rx * f0x + ry * f0y, (rx * fty - ry * ftx) / det)
+        d2 = np.where(straight, 0.0, (f0x * ry - f0y * rx) / det)
+    ok = (np.abs(th) <= 90) & (d1 >= -1e-6) & (d2 >= -1e-6) & \
+        np.where(straight, np.abs(rx * f0y - ry * f0x) <= 1e-6, True)
+    length = np.maximum(d1, 0.0) + np.maximum(d2, 0.0) + form.width * np.radians(np.abs(th))
+    out[angled] = np.where(ok, length, math.inf).min(axis=1)
+    return out
+
+
+#: The refinement's wheel grid: this step, within one grid step of the grid winner.
+FINE_STEP_DEG = 0.05
+
+
+def _fine_table(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Candidate
+                ) -> CandidateTable | None:
+    """The paths to ``cand``'s end position by its family and align point, on the fine wheel
+    grid around its wheel angle; None for a flush arrival (or no align point): nothing to
+    refine."""
+    if cand.family == "flush" or cand.align_point is None:
+        return None
+    thetas = cand.wheel_deg + np.arange(-THETA_GRID_DEG, THETA_GRID_DEG + 1e-9, FINE_STEP_DEG)
+    thetas = thetas[np.abs(thetas) <= 90]
+    return candidate_table(form, start, frame, cand.s, thetas=thetas,
+                           only=(FAMILIES.index(cand.family), cand.align_point))
+
+
 def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
             cand: Candidate, world: World,
             beat: tuple[float, float, float] | None = None) -> Candidate:
@@ -1216,13 +1284,9 @@ def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
     winner: the shortest legal path to the same end position. With ``beat``, only paths
     ranked before it matter (a rival refined against the best so far): the others are not
     checked, and the result is then only meaningful if it ranks before ``beat``."""
-    if cand.family == "flush" or cand.align_point is None:
+    table = _fine_table(form, start, frame, cand)
+    if table is None:
         return cand
-    fam = FAMILIES.index(cand.family)
-    thetas = cand.wheel_deg + np.arange(-THETA_GRID_DEG, THETA_GRID_DEG + 1e-9, 0.05)
-    thetas = thetas[np.abs(thetas) <= 90]
-    table = candidate_table(form, start, frame, cand.s, thetas=thetas,
-                            only=(fam, cand.align_point))
     limit = cand.key() if beat is None else min(cand.key(), beat)
     for i in table.order():
         c = table.row(int(i))
