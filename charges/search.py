@@ -325,6 +325,9 @@ def _wrap(a: np.ndarray) -> np.ndarray:
     return (a + 180.0) % 360.0 - 180.0
 
 
+_SLOT_FAMILY = np.array([0, 1, 2, 3, 3])  # family of each slot (see candidate_table)
+
+
 def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                     offsets: float | list[float], theta_step: float = THETA_GRID_DEG,
                     thetas: np.ndarray | None = None,
@@ -352,16 +355,19 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     # Rows are built block by block and then put in the order of a loop over offsets, then
     # family slot (flush, charger left, charger right, facing low end, facing high end), then
     # wheel angle: the order of the ties the ranking keeps (CandidateTable.order is stable).
-    blocks: list[tuple[np.ndarray, ...]] = []  # (offset index, slot, theta index, columns...)
+    # A row is (offset index, slot, angle index): its columns are gathered once, in order.
+    # Angle index len(thetas) stands for the flush arrival's (wheel ``base``, no align).
+    blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    slot_px = np.full((5, n_off), math.nan)  # each slot's align pivot per offset
+    slot_py = np.full((5, n_off), math.nan)
 
     def add_rows(slot: int, fam: int, rows: np.ndarray, px: np.ndarray, py: np.ndarray,
                  sel: np.ndarray, al: np.ndarray, th: np.ndarray) -> None:
         """The (offset, angle) pairs where ``rows`` (n_off, len(th)) holds become rows."""
         oi, ti = np.nonzero(rows)
         if len(oi):
-            blocks.append((oi, np.full(len(oi), slot), sel[ti], s_arr[oi],
-                           np.full(len(oi), fam), px[oi], py[oi], al[ti], th[ti], fxs[oi],
-                           fys[oi]))
+            blocks.append((oi, np.full(len(oi), slot), sel[ti]))
+            slot_px[slot], slot_py[slot] = px, py
 
     eps = EPS
     nan = np.full(n_off, math.nan)
@@ -379,8 +385,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                         np.array([d1 + d2]),
                         np.array([math.hypot(final.x - start.x, final.y - start.y)])))
         else:
-            add_rows(0, 0, np.ones((n_off, 1), dtype=bool), nan, nan, np.zeros(1, dtype=int),
-                     np.zeros(1), np.array([base]))
+            add_rows(0, 0, np.ones((n_off, 1), dtype=bool), nan, nan,
+                     np.full(1, len(thetas)), np.zeros(1), np.array([base]))
     # Angled arrivals. The part of the charger's front beside the pivot must come down onto
     # the facing, not swing into the target: about its left corner (or the facing's low end)
     # the align turns counter-clockwise (alpha > 0), about its right corner (or the facing's
@@ -416,6 +422,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         with np.errstate(divide="ignore", invalid="ignore"):
             return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det
 
+    by_sign = {sign: np.flatnonzero(keep & ((alphas * sign) > 0)) for sign in (1, -1)}
+    probing: list[tuple] = []  # the slots whose rows the probes select
     for slot, fam, valid, t, sign in pivots:
         if only is not None and fam != only[0]:
             continue
@@ -423,50 +431,58 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         if only is not None:
             valid = valid & (fam == only[0]) & \
                 (np.hypot(px - only[1][0], py - only[1][1]) < 1e-6)
-        m = keep & ((alphas * sign) > 0)
-        sel = np.flatnonzero(m)
-        al, th = alphas[m], thetas[m]
+        sel = by_sign[sign]
+        al, th = alphas[sel], thetas[sel]
         if not valid.any() or len(th) == 0:
             continue
-        # For one wheel angle both forward distances are affine in the offset (the pivot and
-        # the end pose move along the facing line), so two probes give every offset's signs:
-        # only the (offset, angle) pairs that can have both distances >= 0 become rows, with
-        # a margin far above rounding; the exact test below decides.
         if only is not None:  # one offset and pivot: nothing worth selecting
             add_rows(slot, fam, np.broadcast_to(valid[:, None], (n_off, len(th))), px, py, sel,
                      al, th)
             continue
-        # Both probes (offsets 0 and 1) in one call.
-        nt = len(th)
-        tps = [{1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot] for s0 in (0.0, 1.0)]
-        p1, p2, pdet = forward_distances(
-            np.repeat([ox + tp * rx for tp in tps], nt),
-            np.repeat([oy + tp * ry for tp in tps], nt),
-            np.repeat([ox + fdx, ox + rx + fdx], nt), np.repeat([oy + fdy, oy + ry + fdy], nt),
-            np.tile(al, 2), np.tile(th, 2))
-        a1, a2, det, e1, e2 = p1[:nt], p2[:nt], pdet[:nt], p1[nt:], p2[nt:]
+        probing.append((slot, fam, valid, px, py, sel, al, th))
+    # For one wheel angle both forward distances are affine in the offset (the pivot and the
+    # end pose move along the facing line), so two probes (offsets 0 and 1) give every
+    # offset's signs: only the (offset, angle) pairs that can have both distances >= 0 become
+    # rows, with a margin far above rounding; the exact test below decides. Every slot's
+    # probes are solved in one call.
+    if probing:
+        ins: list[list[np.ndarray]] = [[] for _ in range(6)]
+        for slot, _, _, _, _, _, al, th in probing:
+            nt = len(th)
+            tps = [{1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot] for s0 in (0.0, 1.0)]
+            for k, col in enumerate((
+                    np.repeat([ox + tp * rx for tp in tps], nt),
+                    np.repeat([oy + tp * ry for tp in tps], nt),
+                    np.repeat([ox + fdx, ox + rx + fdx], nt),
+                    np.repeat([oy + fdy, oy + ry + fdy], nt), np.tile(al, 2), np.tile(th, 2))):
+                ins[k].append(col)
+        p1, p2, pdet = forward_distances(*(np.concatenate(col) for col in ins))
+        at = 0
         sv = s_arr[:, None]
-        with np.errstate(invalid="ignore"):
-            possible = valid[:, None] & (a1 + (e1 - a1) * sv >= -1e-3) & \
-                (a2 + (e2 - a2) * sv >= -1e-3)
-        straight = ~(np.abs(det) > 1e-9)  # also nan: leave those to the exact test
-        possible[:, straight | (not select_rows)] = valid[:, None]
-        add_rows(slot, fam, possible, px, py, sel, al, th)
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in
-                                         ("s", "fam", "px", "py", "al", "th", "fx", "fy")}
+        for slot, fam, valid, px, py, sel, al, th in probing:
+            nt = len(th)
+            a1, a2, det = p1[at:at + nt], p2[at:at + nt], pdet[at:at + nt]
+            e1, e2 = p1[at + nt:at + 2 * nt], p2[at + nt:at + 2 * nt]
+            at += 2 * nt
+            with np.errstate(invalid="ignore"):
+                possible = valid[:, None] & (a1 + (e1 - a1) * sv >= -1e-3) & \
+                    (a2 + (e2 - a2) * sv >= -1e-3)
+            straight = ~(np.abs(det) > 1e-9)  # also nan: leave those to the exact test
+            possible[:, straight | (not select_rows)] = valid[:, None]
+            add_rows(slot, fam, possible, px, py, sel, al, th)
+    tables = extra
     if blocks:
         if len(blocks) == 1:  # np.nonzero's order already: by offset, then angle
-            parts = list(blocks[0])
+            oi, slot, ti = blocks[0]
         else:
-            parts = [np.concatenate(col) for col in zip(*blocks, strict=True)]
-            order = np.lexsort((parts[2], parts[1], parts[0]))
-            parts = [col[order] for col in parts]
-        for key, col in zip(("s", "fam", "px", "py", "al", "th", "fx", "fy"), parts[3:],
-                            strict=True):
-            cols[key].append(col)
-    tables = extra
-    if cols["th"]:
-        c = {k: np.concatenate(v) for k, v in cols.items()}
+            oi, slot, ti = (np.concatenate(col) for col in zip(*blocks, strict=True))
+            order = np.lexsort((ti, slot, oi))
+            oi, slot, ti = oi[order], slot[order], ti[order]
+        all_al = np.append(alphas, 0.0)
+        all_th = np.append(thetas, base)
+        c = {"s": s_arr[oi], "fam": _SLOT_FAMILY[slot], "px": slot_px[slot, oi],
+             "py": slot_py[slot, oi], "al": all_al[ti], "th": all_th[ti], "fx": fxs[oi],
+             "fy": fys[oi]}
         flush = c["fam"] == 0
         # Pre-align pose: the final pose turned back by alpha about the contact point (the
         # flush family has alpha = 0 and no pivot).
