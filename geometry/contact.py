@@ -215,7 +215,7 @@ def _rect_frames(rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 class ConvexSet:
     """Convex polygons prepared for many separating-axis tests: ``corners`` (P, K, 2), padded
     to a common K by repeating a vertex; ``normals`` (P, A, 2), each polygon's unit edge
-    normals, one of each antiparallel pair, padded by repeating a real one (a repeated axis
+    normals, one of each direction, padded by repeating a real one (a repeated axis
     changes no minimum); ``lo``, ``hi`` (P, A), each polygon's extent on its own normals.
     Computed once, so a test against a polygon projects only the moving shape onto the
     polygon's normals."""
@@ -241,18 +241,19 @@ class ConvexSet:
             rows = np.nonzero(null)[0]
             axes[null] = axes[rows, first[rows]]
         # Opposite edges of a rectangle (or of any polygon with parallel sides) give one axis
-        # twice, reversed: the overlap along both is the same, so one is kept (a unit's four
-        # edges make two axes). Polygons are padded again to a common count.
-        keep = []
-        for p in range(len(axes)):
-            mine: list[int] = []
-            for k in range(axes.shape[1]):
-                if all(float(axes[p, k] @ axes[p, j]) > -1 + 1e-12 for j in mine):
-                    mine.append(k)
-            keep.append(mine)
-        width = max((len(k) for k in keep), default=axes.shape[1])
-        if width < axes.shape[1]:
-            pick = np.asarray([k + [k[0]] * (width - len(k)) for k in keep])
+        # twice, reversed, and padding repeats one: the overlap along each copy is the same, so
+        # one is kept (a unit's four edges make two axes). Polygons are padded again to a
+        # common count.
+        # An axis goes when an earlier one is parallel to it (a padding repeat) or its
+        # reverse: the first of each direction stays.
+        dots = np.matmul(axes, axes.transpose(0, 2, 1))  # (P, K, K)
+        drop = np.tril(np.abs(dots) > 1 - 1e-12, -1).any(axis=2)
+        if len(axes) and drop.any():
+            order = np.argsort(drop, axis=1, kind="stable")  # kept axes first, in order
+            count = (~drop).sum(axis=1)
+            width = int(count.max())
+            pick = order[:, :width]
+            pick = np.where(np.arange(width)[None, :] < count[:, None], pick, pick[:, :1])
             axes = np.take_along_axis(axes, pick[:, :, None], axis=1)
         proj = np.matmul(axes, corners.transpose(0, 2, 1))  # (P, A, K)
         return cls(corners, axes, proj.min(axis=2), proj.max(axis=2))
