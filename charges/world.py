@@ -146,14 +146,28 @@ class PartTable:
         return cls(corners, bounds, np.asarray(limit), np.asarray(owner),
                    g.contact.ConvexSet.of(corners), whole)
 
+    def subset(self, keep: np.ndarray) -> PartTable:
+        """The pieces of the obstacles where ``keep`` (one flag per obstacle) holds, with
+        ``owner`` renumbered as in the list of those obstacles."""
+        m = keep[self.owner]
+        renumber = np.cumsum(keep) - 1
+        c = self.convex
+        return PartTable(self.corners[m], self.bounds[m], self.limit[m],
+                         renumber[self.owner[m]],
+                         g.contact.ConvexSet(c.corners[m], c.normals[m], c.lo[m], c.hi[m]),
+                         self.whole[m])
+
 
 class World:
     """Obstacles for one moving unit."""
 
-    def __init__(self, table: Polygon, obstacles: list[Obstacle]) -> None:
+    def __init__(self, table: Polygon, obstacles: list[Obstacle],
+                 table_eps: BaseGeometry | None = None) -> None:
         self.table = table
-        self.table_eps = table.buffer(g.EPS_MM, join_style="mitre")
-        shapely.prepare(self.table_eps)
+        if table_eps is None:
+            table_eps = table.buffer(g.EPS_MM, join_style="mitre")
+            shapely.prepare(table_eps)
+        self.table_eps = table_eps
         self.obstacles = obstacles
         #: The first pass's closed-form reach straight ahead, per start (search.path_prefilter).
         self.reach_memo: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
@@ -261,7 +275,15 @@ class World:
         return Blocked(o.id, o.kind, "overlaps").describe()
 
     def without(self, ids: set[str]) -> World:
-        return World(self.table, [o for o in self.obstacles if o.id not in ids])
+        """This world less the obstacles ``ids`` (RULES.md 5 asks about worlds without some
+        enemies). What is already prepared is kept: the table's tolerance polygon, and the
+        convex pieces of the obstacles that stay (the same pieces a new world would cut)."""
+        keep = [o.id not in ids for o in self.obstacles]
+        out = World(self.table, [o for o, k in zip(self.obstacles, keep, strict=True) if k],
+                    table_eps=self.table_eps)
+        if "parts" in self.__dict__:
+            out.__dict__["parts"] = self.parts.subset(np.asarray(keep, dtype=bool))
+        return out
 
     def blocked(self, area: BaseGeometry, target_may_touch: bool = True) -> Blocked | None:
         """First reason ``area`` (a swept area or a final footprint) is not clear, or None.
