@@ -35,7 +35,7 @@ import numpy as np
 import shapely
 
 import geometry as g
-from geometry.formation import boundary_coords
+from geometry.formation import boundary_coords, box_coords
 
 from .world import CLEAR, TABLE, Blocked, World, boxes_meet
 
@@ -80,8 +80,8 @@ def facing_frame(target: g.Body, facing: g.FacingName) -> FacingFrame:
     frame = FacingFrame(facing, o, abs(tb - ta), fr.forward, r, fdeg, ())
     ivs = []
     for rank, file in g.presented_models(target.form, facing):
-        poly = g.base_polygon(target.form, target.pose, rank, file)
-        ts = [frame.t_of(p) for p in poly.exterior.coords[:-1]]
+        ts = [frame.t_of(p)
+              for p in box_coords(target.pose, *target.form.base_local(rank, file))]
         ivs.append(((rank, file), min(ts), max(ts)))
     return FacingFrame(facing, o, frame.length, fr.forward, r, fdeg, tuple(ivs))
 

@@ -21,6 +21,7 @@ from .formation import (
     Body,
     FacingName,
     base_polygon,
+    box_coords,
     presented_models,
 )
 from .pose import Point
@@ -149,8 +150,8 @@ def _presented_intervals(body: Body, facing: FacingName, line: tuple[Point, Poin
     """Intervals along ``line`` of the models ``body`` presents on ``facing``."""
     out = []
     for rank, file in presented_models(body.form, facing):
-        poly = base_polygon(body.form, body.pose, rank, file)
-        ts = [_seg_param(p, *line)[0] for p in poly.exterior.coords[:-1]]
+        ts = [_seg_param(p, *line)[0]
+              for p in box_coords(body.pose, *body.form.base_local(rank, file))]
         out.append(((rank, file), min(ts), max(ts)))
     return out
 
