@@ -52,6 +52,26 @@ def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, flo
     return bounds, parts
 
 
+_TABLE_EPS: OrderedDict[int, tuple[BaseGeometry, BaseGeometry]] = OrderedDict()
+
+
+def _table_eps(table: BaseGeometry) -> BaseGeometry:
+    """The table grown by EPS_MM (what a move may not leave), prepared; cached by identity
+    like _prepared, as every world of a ruling shares the scene's table."""
+    key = id(table)
+    with _PREPARED_LOCK:
+        hit = _TABLE_EPS.get(key)
+        if hit is not None and hit[0] is table:
+            return hit[1]
+    grown = table.buffer(g.EPS_MM, join_style="mitre")
+    shapely.prepare(grown)
+    with _PREPARED_LOCK:
+        _TABLE_EPS[key] = (table, grown)
+        while len(_TABLE_EPS) > 64:
+            _TABLE_EPS.popitem(last=False)
+    return grown
+
+
 @dataclass
 class Obstacle:
     id: str
@@ -164,10 +184,7 @@ class World:
     def __init__(self, table: Polygon, obstacles: list[Obstacle],
                  table_eps: BaseGeometry | None = None) -> None:
         self.table = table
-        if table_eps is None:
-            table_eps = table.buffer(g.EPS_MM, join_style="mitre")
-            shapely.prepare(table_eps)
-        self.table_eps = table_eps
+        self.table_eps = table_eps if table_eps is not None else _table_eps(table)
         self.obstacles = obstacles
         #: The first pass's closed-form reach straight ahead, per start (search.path_prefilter).
         self.reach_memo: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
