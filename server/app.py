@@ -316,6 +316,20 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+#: Photo worker processes run this much nicer than the server: a ruling is interactive (a few
+#: milliseconds of CPU) while a photo takes ~100 ms and already waits in a queue, so when the
+#: cores are busy the scheduler serves the ruling first (bench/load.py, BENCHMARKS.md).
+PHOTO_WORKER_NICENESS = 5
+
+
+def _photo_worker_init() -> None:
+    """Worker-process initializer: lower this worker's CPU priority (PHOTO_WORKER_NICENESS)
+    and end it with the server."""
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice here
+        os.nice(PHOTO_WORKER_NICENESS)
+    _exit_with_parent()
+
+
 class Workers:
     """Runs blocking work in threads. Image work (decode, detect, draw) holds large arrays, so
     few run at once; rulings have their own pool so they never queue behind photos.
@@ -335,7 +349,7 @@ class Workers:
             # spawn, not fork: the server process already runs threads.
             self._pool = ProcessPoolExecutor(self.processes,
                                              mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_exit_with_parent)
+                                             initializer=_photo_worker_init)
 
     def stop(self) -> None:
         if self._pool is not None:

@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from server.app import create_app
+from server.app import PHOTO_WORKER_NICENESS, Workers, create_app
 from server.models import Review, Ruling
 
 from .conftest import a_charge, roll
@@ -538,6 +538,20 @@ def test_every_scenario_rules_over_http_as_documented(client: TestClient, path: 
     for i, c in enumerate(expect.get("charges", [])):
         if "outcome" in c:
             assert ruling.charges[i].outcome == c["outcome"], (i, ruling.charges[i].outcome)
+
+
+def test_photo_workers_run_nicer_than_the_server():
+    """Photo worker processes lower their CPU priority by PHOTO_WORKER_NICENESS, so a ruling
+    asked while the cores are busy with photos is served first (bench/load.py)."""
+    import os
+
+    workers = Workers(image_slots=1, rule_slots=1, processes=1)
+    workers.start()
+    try:
+        worker = anyio.run(workers.run_process, os.nice, 0)
+    finally:
+        workers.stop()
+    assert worker == min(os.nice(0) + PHOTO_WORKER_NICENESS, 19)
 
 
 def test_detection_in_a_worker_process_gives_the_same_answers(tmp_path, sample_photo,
