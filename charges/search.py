@@ -325,6 +325,31 @@ def _wrap(a: np.ndarray) -> np.ndarray:
     return (a + 180.0) % 360.0 - 180.0
 
 
+def _path_distances(fl0: tuple[float, float], fr0: tuple[float, float], start: g.Pose,
+                    px: np.ndarray, py: np.ndarray, fx: np.ndarray, fy: np.ndarray,
+                    al: np.ndarray, th: np.ndarray) -> tuple[np.ndarray, ...]:
+    """d1, d2, the determinant, and the vector from the wheel's end to the contact position,
+    of the paths from ``start`` (front corners ``fl0``, ``fr0``) ending at final centre (fx, fy)
+    after an align of ``al`` about (px, py), with a wheel of ``th`` (module doc, step 2)."""
+    f0x, f0y = start.forward
+    ar = np.radians(-al)
+    cs, sn = np.cos(ar), np.sin(ar)
+    dx, dy = fx - px, fy - py
+    qx, qy = px + cs * dx - sn * dy, py + sn * dx + cs * dy
+    thr = np.radians(th)
+    ct, st = np.cos(thr), np.sin(thr)
+    cx = np.where(th > 0, fl0[0], fr0[0])
+    cy = np.where(th > 0, fl0[1], fr0[1])
+    ddx, ddy = start.x - cx, start.y - cy
+    vx = qx - (cx + ct * ddx - st * ddy)
+    vy = qy - (cy + st * ddx + ct * ddy)
+    a = np.radians(start.facing) + thr
+    ftx, fty = np.cos(a), np.sin(a)
+    det = f0x * fty - f0y * ftx
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det, vx, vy
+
+
 _SLOT_FAMILY = np.array([0, 1, 2, 3, 3])  # family of each slot (see candidate_table)
 
 
@@ -401,27 +426,6 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     fdx, fdy = form.width / 2 * rx - form.depth / 2 * frame.f[0], \
         form.width / 2 * ry - form.depth / 2 * frame.f[1]
 
-    def forward_distances(px: np.ndarray, py: np.ndarray, fx: np.ndarray, fy: np.ndarray,
-                          al: np.ndarray, th: np.ndarray) -> tuple[np.ndarray, ...]:
-        """d1, d2 and the determinant of the path ending at final centre (fx, fy) after an
-        align of ``al`` about (px, py), with a wheel of ``th`` (as the columns below)."""
-        ar = np.radians(-al)
-        cs, sn = np.cos(ar), np.sin(ar)
-        dx, dy = fx - px, fy - py
-        qx, qy = px + cs * dx - sn * dy, py + sn * dx + cs * dy
-        thr = np.radians(th)
-        ct, st = np.cos(thr), np.sin(thr)
-        cx = np.where(th > 0, fl0[0], fr0[0])
-        cy = np.where(th > 0, fl0[1], fr0[1])
-        ddx, ddy = start.x - cx, start.y - cy
-        vx = qx - (cx + ct * ddx - st * ddy)
-        vy = qy - (cy + st * ddx + ct * ddy)
-        a = np.radians(start.facing) + thr
-        ftx, fty = np.cos(a), np.sin(a)
-        det = f0x * fty - f0y * ftx
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det
-
     by_sign = {sign: np.flatnonzero(keep & ((alphas * sign) > 0)) for sign in (1, -1)}
     probing: list[tuple] = []  # the slots whose rows the probes select
     for slot, fam, valid, t, sign in pivots:
@@ -456,7 +460,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                     np.repeat([ox + fdx, ox + rx + fdx], nt),
                     np.repeat([oy + fdy, oy + ry + fdy], nt), np.tile(al, 2), np.tile(th, 2))):
                 ins[k].append(col)
-        p1, p2, pdet = forward_distances(*(np.concatenate(col) for col in ins))
+        p1, p2, pdet, _, _ = _path_distances(fl0, fr0, start,
+                                             *(np.concatenate(col) for col in ins))
         at = 0
         sv = s_arr[:, None]
         for slot, fam, valid, px, py, sel, al, th in probing:
@@ -1248,27 +1253,13 @@ def _fine_shortest(form: g.Formation, start: g.Pose, frame: FacingFrame,
     al = _wrap(base - th)
     fx, fy = cands.final[i, 0][:, None], cands.final[i, 1][:, None]
     px, py = cands.px[i][:, None], cands.py[i][:, None]
-    ar = np.radians(-al)
-    cs, sn = np.cos(ar), np.sin(ar)
-    prex = px + cs * (fx - px) - sn * (fy - py)
-    prey = py + sn * (fx - px) + cs * (fy - py)
     c0 = g.corners(form, start)
-    fl0, fr0 = c0["front_left"], c0["front_right"]
-    thr = np.radians(th)
-    ct, st = np.cos(thr), np.sin(thr)
-    cx = np.where(th > 0, fl0[0], fr0[0])
-    cy = np.where(th > 0, fl0[1], fr0[1])
-    ddx, ddy = start.x - cx, start.y - cy
-    rx = prex - (cx + ct * ddx - st * ddy)
-    ry = prey - (cy + st * ddx + ct * ddy)
+    d1, d2, det, rx, ry = _path_distances(c0["front_left"], c0["front_right"], start, px, py,
+                                          fx, fy, al, th)
     f0x, f0y = start.forward
-    a = np.radians(start.facing) + thr
-    ftx, fty = np.cos(a), np.sin(a)
-    det = f0x * fty - f0y * ftx
     straight = np.abs(det) <= 1e-12
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d1 = np.where(straight, rx * f0x + ry * f0y, (rx * fty - ry * ftx) / det)
-        d2 = np.where(straight, 0.0, (f0x * ry - f0y * rx) / det)
+    d1 = np.where(straight, rx * f0x + ry * f0y, d1)
+    d2 = np.where(straight, 0.0, d2)
     ok = (np.abs(th) <= 90) & (d1 >= -1e-6) & (d2 >= -1e-6) & \
         np.where(straight, np.abs(rx * f0y - ry * f0x) <= 1e-6, True)
     length = np.maximum(d1, 0.0) + np.maximum(d2, 0.0) + form.width * np.radians(np.abs(th))

@@ -4,7 +4,6 @@ closed-form bound that lets rivals be passed over unchecked, and a table where a
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +11,7 @@ import numpy as np
 import charges
 import geometry as g
 from charges import search as S
+from tests.charges.random_charges import random_facings
 
 CASES = Path(__file__).resolve().parent / "cases"
 
@@ -23,36 +23,23 @@ def test_fine_shortest_is_a_lower_bound_of_every_fine_grid():
     always, equal to the table's shortest."""
     rng = np.random.default_rng(11)
     compared = tight = 0
-    for _ in range(10):
-        def form() -> g.Formation:
-            return g.Formation.full((float(rng.choice([20, 25, 40])),
-                                     float(rng.choice([20, 25, 50]))),
-                                    int(rng.integers(1, 7)), int(rng.integers(1, 4)))
-        tbody = g.Body(form(), g.Pose(600, 600, float(rng.uniform(-180, 180))))
-        cform = form()
-        ang, dist = rng.uniform(0, 2 * math.pi), rng.uniform(200, 500)
-        start = g.Pose(600 + math.cos(ang) * dist, 600 + math.sin(ang) * dist,
-                       float(rng.uniform(-180, 180)))
-        for facing in ("front", "rear", "left", "right"):
-            frame = S.facing_frame(tbody, facing)  # type: ignore[arg-type]
-            offs = S.offset_candidates(frame, cform,
-                                       tuple(S.straight_offsets(frame, cform, start)))
-            table = S.candidate_table(cform, start, frame, offs)
-            rows = np.flatnonzero(table.family != 0)
-            if len(rows) == 0:
+    for _, cform, start, frame, offs in random_facings(rng, 10):
+        table = S.candidate_table(cform, start, frame, offs)
+        rows = np.flatnonzero(table.family != 0)
+        if len(rows) == 0:
+            continue
+        rows = rng.choice(rows, size=min(25, len(rows)), replace=False)
+        bound = S._fine_shortest(cform, start, frame, table, rows)
+        for i, low in zip(rows, bound, strict=True):
+            c = table.row(int(i))
+            fine = S._fine_table(cform, start, frame, c)
+            assert fine is not None
+            if len(fine) == 0:
                 continue
-            rows = rng.choice(rows, size=min(25, len(rows)), replace=False)
-            bound = S._fine_shortest(cform, start, frame, table, rows)
-            for i, low in zip(rows, bound, strict=True):
-                c = table.row(int(i))
-                fine = S._fine_table(cform, start, frame, c)
-                assert fine is not None
-                if len(fine) == 0:
-                    continue
-                shortest = float(fine.length.min())
-                assert low <= shortest + 1e-9, (facing, c)
-                tight += abs(low - shortest) < 1e-6
-                compared += 1
+            shortest = float(fine.length.min())
+            assert low <= shortest + 1e-9, (frame.name, c)
+            tight += abs(low - shortest) < 1e-6
+            compared += 1
     assert compared > 300
     assert tight > 0.8 * compared, (tight, compared)
 
