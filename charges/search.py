@@ -600,7 +600,8 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
                    world: World, with_align: bool = True,
                    path_blocked: np.ndarray | None = None,
                    fixed_blocked: np.ndarray | None = None,
-                   blocker: np.ndarray | None = None) -> np.ndarray:
+                   blocker: np.ndarray | None = None,
+                   overlaps_target: np.ndarray | None = None) -> np.ndarray:
     """Vectorised first pass over every candidate path: False where the path is certainly
     blocked. Straight sweeps are tested exactly (separating axes on the swept hull); the wheel
     and the align through positions sampled along them, which lie inside the true swept area,
@@ -613,7 +614,10 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     when given, is set True for the rows rejected by the table edge or by something other than
     an enemy unit: they stay blocked in any world that only lacks some enemies (SearchMemo).
     ``blocker``, when given, receives for each rejected row what blocked it: TABLE or the
-    index of an obstacle of ``world`` (for the first forward move, the first one met)."""
+    index of an obstacle of ``world`` (for the first forward move, the first one met).
+    ``overlaps_target``, when given, asks for the arrival test (:func:`arrival_clear`) right
+    after the first forward move, on the rows still alive (the cheap closed form rejects most
+    rows first), and is set True for the rows it rejects: blocked in every world."""
     n = len(table)
     ok = np.ones(n, dtype=bool)
     if n == 0:
@@ -668,6 +672,11 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         fixed_blocked[table.d1 > fixed] = True
     if path_blocked is not None:
         path_blocked[~ok] = True
+    if overlaps_target is not None:
+        live = np.flatnonzero(ok)
+        over = live[~arrival_clear(table.subset(live), form, target)]
+        overlaps_target[over] = True
+        ok[over] = False
     # Each further stage: (make the shapes for rows i, how many shapes per row, is it a
     # straight sweep?, is it the align?). A stage of samples makes every sample of every row
     # at once, sample by sample (few large calls). Measured on crowded tables: the straight
@@ -1106,24 +1115,20 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     for lo, hi in _chunks(len(order)):
         part = cands.subset(np.arange(lo, hi))
         chunk = order[lo:hi]
-        alive = arrival_clear(part, form, tbody)
-        known_bad[chunk[~alive]] = True
-        fixed[chunk[~alive]] = True
-        tried = np.flatnonzero(alive)
-        bad = np.zeros(len(tried), dtype=bool)
-        for_good = np.zeros(len(tried), dtype=bool)
-        who = np.full(len(tried), CLEAR, dtype=int)
-        alive[tried] = path_prefilter(part.subset(tried), form, start, tbody, world,
-                                      path_blocked=bad, fixed_blocked=for_good, blocker=who)
-        known_bad[chunk[tried[bad]]] = True
-        fixed[chunk[tried[for_good]]] = True
+        bad = np.zeros(len(part), dtype=bool)
+        for_good = np.zeros(len(part), dtype=bool)
+        over = np.zeros(len(part), dtype=bool)
+        who = np.full(len(part), CLEAR, dtype=int)
+        alive = path_prefilter(part, form, start, tbody, world, path_blocked=bad,
+                               fixed_blocked=for_good, blocker=who, overlaps_target=over)
+        known_bad[chunk[bad | over]] = True
+        fixed[chunk[for_good | over]] = True
         hit = who != CLEAR
         if memo is not None:
             named = hit & (who >= 0)  # the table edge is in ``fixed`` already
-            memo_by[chunk[tried[named]]] = here[who[named]]
+            memo_by[chunk[named]] = here[who[named]]
         # What blocked the paths the first pass rejected, for the explanation.
-        pairs = Counter(zip(row_gid[chunk[tried[hit]]].tolist(), who[hit].tolist(),
-                            strict=True))
+        pairs = Counter(zip(row_gid[chunk[hit]].tolist(), who[hit].tolist(), strict=True))
         for (gj, code), times in pairs.items():
             reasons[gj][f"blocked by {world.describe_index(code)}"] += times
         known_ok[chunk[alive]] = True
@@ -1155,10 +1160,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     # The rows the first pass has not judged get its stages without the align, all at once.
     test = np.flatnonzero(~known_bad & ~known_ok)
-    sub = big.subset(test)
-    clear = arrival_clear(sub, form, tbody)
-    clear[clear] = path_prefilter(sub.subset(clear), form, start, tbody, world,
-                                  with_align=False)
+    clear = path_prefilter(big.subset(test), form, start, tbody, world, with_align=False,
+                           overlaps_target=np.zeros(len(test), dtype=bool))
     keep = known_ok.copy()
     keep[test[clear]] = True
     # Smallest turn first, then the priorities (models, path length, wheel); ties keep the
