@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import geometry as g
@@ -87,7 +88,9 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         if target.state == "fleeing":
             res.move = search_fleeing(charger, target, world)
         else:
-            target_world = World.for_unit(scene, target, ignore=frozenset({charger.id}))
+            # Built only if the target-turn fallback is reached (RULES.md 4, priority 2).
+            target_world = partial(World.for_unit, scene, target,
+                                   ignore=frozenset({charger.id}))
             memo = SearchMemo()
             res.move, res.rejected = search_charge(charger, target, d.facing, world,
                                                    target_world, memo=memo)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -929,6 +930,11 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
                       cand.s, cand.family, rejected, target_pivot)
 
 
+#: What the target may not hit when it turns (priority 2 fallback): a world, or a function
+#: that builds it (most searches never need it), or None when the target may not turn.
+TargetWorld = World | Callable[[], World] | None
+
+
 @dataclass
 class SearchPlan:
     """What a search of one charger into one facing of one target builds before it looks at
@@ -1000,7 +1006,7 @@ class SearchMemo:
 
 
 def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
-                  target_world: World | None = None, allow_target_turn: bool = True,
+                  target_world: TargetWorld = None, allow_target_turn: bool = True,
                   memo: SearchMemo | None = None) -> tuple[ChargeMove | None, list[Rejected]]:
     """The best legal charge move of ``charger`` into ``facing`` of ``target`` (RULES.md 4).
 
@@ -1022,7 +1028,7 @@ def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
 
 
 def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
-                 target_world: World | None = None, allow_target_turn: bool = True,
+                 target_world: TargetWorld = None, allow_target_turn: bool = True,
                  k: int = 1, spacing_mm: float = 10.0, refine: bool = True,
                  memo: SearchMemo | None = None, count: bool = True
                  ) -> tuple[list[ChargeMove], list[Rejected]]:
@@ -1157,6 +1163,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     save_memo()
     if found or not allow_target_turn or target.state == "engaged" or target_world is None:
         return found, rejected
+    if callable(target_world):
+        target_world = target_world()
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     # The rows the first pass has not judged get its stages without the align, all at once.
     test = np.flatnonzero(~known_bad & ~known_ok)
