@@ -49,6 +49,8 @@ class Resolution:
     notes: list[str] = field(default_factory=list)
     out_of_order: str | None = None  # why a multiple charger found no room
     chargers_in_contact: int = 1  # RULES.md 8: over all chargers of the target
+    world: World | None = None  # the charger's world, in the scene it was assessed in
+    world_scene: g.Scene | None = None
 
     @property
     def in_range(self) -> bool | None:
@@ -85,6 +87,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     res = Resolution(decl, charger, target, d, rule, needed)
     if d.declarable:
         world = World.for_unit(scene, charger, target.id)
+        res.world, res.world_scene = world, scene
         if target.state == "fleeing":
             res.move = search_fleeing(charger, target, world)
         else:
@@ -107,11 +110,16 @@ def _apply_dice(res: Resolution, dice: tuple[int, ...]) -> None:
 
 
 def _fail(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
-    """RULES.md 6: the failed charge move; the charger becomes disrupted."""
+    """RULES.md 6: the failed charge move; the charger becomes disrupted. It stops short of
+    everything, the target included: the charge's world with the target as any enemy, when
+    the charge was assessed in this very scene."""
     res.outcome = "failed"
     if res.dice is None:
         return
-    world = World.for_unit(scene, res.charger)
+    if res.world is not None and res.world_scene is scene:
+        world = res.world.with_kind({res.target.id}, "enemy")
+    else:
+        world = World.for_unit(scene, res.charger)
     dist = g.in_to_mm(ruleset.failed_distance_in(res.dice))
     res.failed = failed_charge_move(res.charger.formation, res.charger.pose,
                                     res.target.pose.centre, dist, world)

@@ -302,6 +302,23 @@ class World:
             out.__dict__["parts"] = self.parts.subset(np.asarray(keep, dtype=bool))
         return out
 
+    def with_kind(self, ids: set[str], kind: Kind) -> World:
+        """This world with the obstacles ``ids`` taken as ``kind`` (a failed charge stops short
+        of its target as of any enemy, RULES.md 6), keeping what is prepared: the pieces are
+        the same, only what they tolerate changes."""
+        obstacles = [Obstacle(o.id, kind, o.polygon) if o.id in ids else o
+                     for o in self.obstacles]
+        out = World(self.table, obstacles, table_eps=self.table_eps)
+        if "parts" in self.__dict__:
+            p = self.parts
+            mine = np.isin(p.owner, [i for i, o in enumerate(self.obstacles) if o.id in ids])
+            limit = np.where(mine, 0.0 if kind == "enemy" else 2 * g.EPS_MM, p.limit)
+            single = np.bincount(p.owner, minlength=len(self.obstacles))[p.owner] == 1
+            whole = np.where(mine, single & (kind != "enemy"), p.whole)
+            out.__dict__["parts"] = PartTable(p.corners, p.bounds, limit, p.owner, p.convex,
+                                              whole)
+        return out
+
     def blocked(self, area: BaseGeometry, target_may_touch: bool = True) -> Blocked | None:
         """First reason ``area`` (a swept area or a final footprint) is not clear, or None.
 
