@@ -11,6 +11,8 @@ import math
 from functools import cached_property
 from typing import Any, Literal, TypeVar
 
+import numpy as np
+import shapely
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -23,7 +25,7 @@ from shapely.geometry import Polygon
 
 from .constants import EPS_MM
 from .contact import penetration_mm
-from .formation import Body, Formation, rear_rank_files
+from .formation import Body, Formation, boundary_coords, rear_rank_files
 from .pose import Pose
 
 State = Literal["ready", "fleeing", "engaged", "disrupted", "destroyed"]
@@ -190,14 +192,19 @@ class Scene(_Model):
             seen.add(t.id)
         seen = set()
         w, h = self.table.width_mm, self.table.depth_mm
-        boxes = []
+        # Every unit's boundary polygon in one call (the same polygons Body.polygon builds one
+        # at a time), kept on its body for the ruling that follows.
+        polys = shapely.polygons(np.asarray([boundary_coords(u.formation, u.pose)
+                                             for u in self.units], dtype=float).reshape(-1, 4, 2))
+        for u, poly in zip(self.units, polys, strict=True):
+            u.body.__dict__.setdefault("polygon", poly)
+        boxes = [tuple(b) for b in shapely.bounds([u.body.polygon for u in self.units]).tolist()]
         for i, u in enumerate(self.units):
             name = f"units[{i}] '{u.id}'"
             if u.id in seen:
                 problems.append(f"{name}: id: the id is used by another unit")
             seen.add(u.id)
-            x0, y0, x1, y1 = u.body.polygon.bounds
-            boxes.append((x0, y0, x1, y1))
+            x0, y0, x1, y1 = boxes[i]
             # The table is the rectangle [0, w] x [0, h]: the boundary's bounds tell.
             if u.state != "destroyed" and (x0 < -EPS_MM or y0 < -EPS_MM or x1 > w + EPS_MM
                                            or y1 > h + EPS_MM):
