@@ -27,6 +27,7 @@ Kind = Literal["enemy", "friend", "terrain", "target"]
 #: worlds from the same unit and terrain polygons (the charger's, the target's, the failed
 #: move's, one per enemy a special charge asks about), and cutting a wood into convex pieces
 #: is the costly part. The entry holds the polygon, so its id cannot be reused while cached.
+#: The oldest entries go first (a ruling's polygons are all recent).
 _PREPARED: OrderedDict[int, tuple[BaseGeometry, tuple[float, float, float, float],
                                   list[np.ndarray]]] = OrderedDict()
 _PREPARED_MAX = 4096
@@ -37,14 +38,16 @@ def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, flo
                                                          list[np.ndarray]]:
     """``poly``'s bounds and convex pieces (a convex polygon, such as a unit, is its own)."""
     key = id(poly)
-    with _PREPARED_LOCK:
-        hit = _PREPARED.get(key)
-        if hit is not None and hit[0] is poly:
-            _PREPARED.move_to_end(key)
-            return hit[1], hit[2]
-    bounds = poly.bounds
-    parts = [np.asarray(poly.exterior.coords[:-1])] if convex else \
-        g.contact.convex_pieces(poly)
+    hit = _PREPARED.get(key)  # one dict lookup: atomic, no lock needed to read
+    if hit is not None and hit[0] is poly:
+        return hit[1], hit[2]
+    if convex:
+        ring = shapely.get_coordinates(poly)[:-1]
+        lo, hi = ring.min(axis=0), ring.max(axis=0)
+        bounds = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+        parts = [ring]
+    else:
+        bounds, parts = poly.bounds, g.contact.convex_pieces(poly)
     with _PREPARED_LOCK:
         _PREPARED[key] = (poly, bounds, parts)
         while len(_PREPARED) > _PREPARED_MAX:
