@@ -1051,7 +1051,11 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         plan.offs_gid, plan.at, plan.row_gid, plan.members
     rejected: list[Rejected] = []
     found: list[ChargeMove] = []
-    ends_by = world.footprints(plan.end_corners, ignore_target=True)
+    # What blocks each end position: the first group's now, the others' only if the search
+    # goes past the first row of the first group (below).
+    n0 = len(groups[0].offsets) if groups else 0
+    ends_by = np.full(len(plan.end_corners), CLEAR, dtype=int)
+    ends_by[:n0] = world.footprints(plan.end_corners[:n0], ignore_target=True)
     known_bad = np.zeros(len(big), dtype=bool)  # the row's path is certainly blocked
     known_ok = np.zeros(len(big), dtype=bool)  # the row's path passed every first-pass stage
     fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking only enemies
@@ -1069,11 +1073,10 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # Rows blocked in an earlier search by something still here are blocked here too.
     still = (memo_by >= 0) & np.isin(memo_by, here)
     reasons: list[Counter] = [Counter() for _ in groups]
-    # The search order: group by group, each by CandidateTable.order (stable, so rows that
-    # tie keep the table's order), over the rows whose end position is open.
-    order = plan.order[((ends_by[at] == CLEAR) & ~fixed & ~still)[plan.order]]
-    seq_gid = row_gid[order]
-    first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
+
+    def open_rows(rows: np.ndarray) -> np.ndarray:
+        """``rows`` whose end position is open and which no earlier search showed blocked."""
+        return rows[(ends_by[at[rows]] == CLEAR) & ~fixed[rows] & ~still[rows]]
 
     def save_memo() -> None:
         if memo is not None:
@@ -1097,8 +1100,6 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                                          _describe_block(reasons[closed] or ends)))
             closed += 1
 
-    cands = big.subset(order)
-
     def accept(p: int, c: Candidate) -> None:
         """Row ``p`` of the order is legal: refine it (unless asked not to) and take it."""
         j = int(seq_gid[p])
@@ -1108,10 +1109,28 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                                  world, [f.s for f in found], spacing_mm)
         found.append(_finish(charger, target, frame, best, False, list(rejected), count))
 
-    # Most searches end at the first row in order, so it is checked exactly before any first
-    # pass, which runs only if it is blocked (the first pass only rejects blocked rows, so
-    # the outcome is the same).
-    if k == 1 and len(order):
+    # The search order: group by group, each by CandidateTable.order (stable, so rows that
+    # tie keep the table's order), over the open rows (plan.order is the same over every
+    # row). Most searches end at the first row in order, so it is checked exactly before any
+    # first pass, which runs only if it is blocked (the first pass only rejects blocked rows,
+    # so the outcome is the same); when it is the first group's, that group's rows are the
+    # whole order the refinement needs, and the other groups' end positions are not tested.
+    order = open_rows(plan.order[:len(members[0])]) if groups else np.zeros(0, dtype=int)
+    seq_gid = np.zeros(len(order), dtype=int)
+    first_of = np.full(len(groups) + 1, len(order))
+    tried_first = k == 1 and len(order) > 0
+    if tried_first:
+        c = big.row(int(order[0]))
+        if check_candidate(form, start, c, tbody, world).ok:
+            accept(0, c)
+            save_memo()
+            return found, rejected
+    ends_by[n0:] = world.footprints(plan.end_corners[n0:], ignore_target=True)
+    order = open_rows(plan.order)
+    seq_gid = row_gid[order]
+    first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
+    cands = big.subset(order)
+    if k == 1 and not tried_first and len(order):
         c = cands.row(0)
         if check_candidate(form, start, c, tbody, world).ok:
             close_until(int(seq_gid[0]))
