@@ -329,9 +329,10 @@ def _wrap(a: np.ndarray) -> np.ndarray:
 def _path_distances(fl0: tuple[float, float], fr0: tuple[float, float], start: g.Pose,
                     px: np.ndarray, py: np.ndarray, fx: np.ndarray, fy: np.ndarray,
                     al: np.ndarray, th: np.ndarray) -> tuple[np.ndarray, ...]:
-    """d1, d2, the determinant, and the vector from the wheel's end to the contact position,
-    of the paths from ``start`` (front corners ``fl0``, ``fr0``) ending at final centre (fx, fy)
-    after an align of ``al`` about (px, py), with a wheel of ``th`` (module doc, step 2)."""
+    """d1, d2, the determinant, the vector from the wheel's end to the contact position, and
+    the contact (pre-align) centre, of the paths from ``start`` (front corners ``fl0``,
+    ``fr0``) ending at final centre (fx, fy) after an align of ``al`` about (px, py), with a
+    wheel of ``th`` about the front corner on the side it turns to (module doc, step 2)."""
     f0x, f0y = start.forward
     ar = np.radians(-al)
     cs, sn = np.cos(ar), np.sin(ar)
@@ -348,7 +349,7 @@ def _path_distances(fl0: tuple[float, float], fr0: tuple[float, float], start: g
     ftx, fty = np.cos(a), np.sin(a)
     det = f0x * fty - f0y * ftx
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det, vx, vy
+        return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det, vx, vy, qx, qy
 
 
 _SLOT_FAMILY = np.array([0, 1, 2, 3, 3])  # family of each slot (see candidate_table)
@@ -434,8 +435,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             continue
         px, py = ox + t * rx, oy + t * ry
         if only is not None:
-            valid = valid & (fam == only[0]) & \
-                (np.hypot(px - only[1][0], py - only[1][1]) < 1e-6)
+            valid = valid & (np.hypot(px - only[1][0], py - only[1][1]) < 1e-6)
         sel = by_sign[sign]
         al, th = alphas[sel], thetas[sel]
         if not valid.any() or len(th) == 0:
@@ -461,7 +461,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                     np.repeat([ox + fdx, ox + rx + fdx], nt),
                     np.repeat([oy + fdy, oy + ry + fdy], nt), np.tile(al, 2), np.tile(th, 2))):
                 ins[k].append(col)
-        p1, p2, pdet, _, _ = _path_distances(fl0, fr0, start,
+        p1, p2, pdet, *_ = _path_distances(fl0, fr0, start,
                                              *(np.concatenate(col) for col in ins))
         at = 0
         sv = s_arr[:, None]
@@ -490,29 +490,12 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
              "py": slot_py[slot, oi], "al": all_al[ti], "th": all_th[ti], "fx": fxs[oi],
              "fy": fys[oi]}
         flush = c["fam"] == 0
-        # Pre-align pose: the final pose turned back by alpha about the contact point (the
+        # The pre-align pose turns the final one back by alpha about the contact point (the
         # flush family has alpha = 0 and no pivot).
-        ar = np.radians(-c["al"])
-        cs, sn = np.cos(ar), np.sin(ar)
-        px = np.where(flush, c["fx"], c["px"])
-        py = np.where(flush, c["fy"], c["py"])
-        dx, dy = c["fx"] - px, c["fy"] - py
-        prex, prey = px + cs * dx - sn * dy, py + sn * dx + cs * dy
         th = c["th"]
-        thr = np.radians(th)
-        ct, st = np.cos(thr), np.sin(thr)
-        # Centre after the wheel, about the front corner on the side it turns to.
-        cx = np.where(th > 0, fl0[0], fr0[0])
-        cy = np.where(th > 0, fl0[1], fr0[1])
-        ddx, ddy = start.x - cx, start.y - cy
-        wx, wy = cx + ct * ddx - st * ddy, cy + st * ddx + ct * ddy
-        a = np.radians(start.facing) + thr
-        ftx, fty = np.cos(a), np.sin(a)
-        rx, ry = prex - wx, prey - wy
-        with np.errstate(divide="ignore", invalid="ignore"):
-            det = f0x * fty - f0y * ftx
-            d1 = (rx * fty - ry * ftx) / det
-            d2 = (f0x * ry - f0y * rx) / det
+        d1, d2, det, rx, ry, prex, prey = _path_distances(
+            fl0, fr0, start, np.where(flush, c["fx"], c["px"]),
+            np.where(flush, c["fy"], c["py"]), c["fx"], c["fy"], c["al"], th)
         # No wheel: a single straight move, possible only if the contact pose lies dead ahead.
         straight = np.abs(det) <= 1e-12
         lateral = rx * f0y - ry * f0x
@@ -616,9 +599,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     an enemy unit: they stay blocked in any world that only lacks some enemies (SearchMemo).
     ``blocker``, when given, receives for each rejected row what blocked it: TABLE or the
     index of an obstacle of ``world`` (for the first forward move, the first one met).
-    ``overlaps_target``, when given, asks for the arrival test (:func:`arrival_clear`) right
-    after the first forward move, on the rows still alive (the cheap closed form rejects most
-    rows first), and is set True for the rows it rejects: blocked in every world."""
+    The arrival test (:func:`arrival_clear`) runs right after the first forward move, on the
+    rows still alive (the cheap closed form rejects most rows first); ``overlaps_target``,
+    when given, is set True for the rows it rejects: blocked in every world."""
     n = len(table)
     ok = np.ones(n, dtype=bool)
     if n == 0:
@@ -673,11 +656,11 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         fixed_blocked[table.d1 > fixed] = True
     if path_blocked is not None:
         path_blocked[~ok] = True
+    live = np.flatnonzero(ok)
+    over = live[~arrival_clear(table.subset(live), form, target)]
+    ok[over] = False
     if overlaps_target is not None:
-        live = np.flatnonzero(ok)
-        over = live[~arrival_clear(table.subset(live), form, target)]
         overlaps_target[over] = True
-        ok[over] = False
     # Each further stage: (make the shapes for rows i, how many shapes per row, is it a
     # straight sweep?, is it the align?). A stage of samples makes every sample of every row
     # at once, sample by sample (few large calls). Measured on crowded tables: the straight
@@ -1115,28 +1098,29 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # first pass, which runs only if it is blocked (the first pass only rejects blocked rows,
     # so the outcome is the same); when it is the first group's, that group's rows are the
     # whole order the refinement needs, and the other groups' end positions are not tested.
+    def first_row_legal() -> bool:
+        """Row 0 of the order is legal: it is taken (k == 1 searches only)."""
+        c = big.row(int(order[0]))
+        if not check_candidate(form, start, c, tbody, world).ok:
+            return False
+        close_until(int(seq_gid[0]))
+        accept(0, c)
+        save_memo()
+        return True
+
     order = open_rows(plan.order[:len(members[0])]) if groups else np.zeros(0, dtype=int)
     seq_gid = np.zeros(len(order), dtype=int)
     first_of = np.full(len(groups) + 1, len(order))
     tried_first = k == 1 and len(order) > 0
-    if tried_first:
-        c = big.row(int(order[0]))
-        if check_candidate(form, start, c, tbody, world).ok:
-            accept(0, c)
-            save_memo()
-            return found, rejected
+    if tried_first and first_row_legal():
+        return found, rejected
     ends_by[n0:] = world.footprints(plan.end_corners[n0:], ignore_target=True)
     order = open_rows(plan.order)
     seq_gid = row_gid[order]
     first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
+    if k == 1 and not tried_first and len(order) and first_row_legal():
+        return found, rejected
     cands = big.subset(order)
-    if k == 1 and not tried_first and len(order):
-        c = cands.row(0)
-        if check_candidate(form, start, c, tbody, world).ok:
-            close_until(int(seq_gid[0]))
-            accept(0, c)
-            save_memo()
-            return found, rejected
     for lo, hi in _chunks(len(order)):
         part = cands.subset(np.arange(lo, hi))
         chunk = order[lo:hi]
@@ -1187,8 +1171,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     # The rows the first pass has not judged get its stages without the align, all at once.
     test = np.flatnonzero(~known_bad & ~known_ok)
-    clear = path_prefilter(big.subset(test), form, start, tbody, world, with_align=False,
-                           overlaps_target=np.zeros(len(test), dtype=bool))
+    clear = path_prefilter(big.subset(test), form, start, tbody, world, with_align=False)
     keep = known_ok.copy()
     keep[test[clear]] = True
     # Smallest turn first, then the priorities (models, path length, wheel); ties keep the
@@ -1284,7 +1267,7 @@ def _fine_shortest(form: g.Formation, start: g.Pose, frame: FacingFrame,
     fx, fy = cands.final[i, 0][:, None], cands.final[i, 1][:, None]
     px, py = cands.px[i][:, None], cands.py[i][:, None]
     c0 = g.corners(form, start)
-    d1, d2, det, rx, ry = _path_distances(c0["front_left"], c0["front_right"], start, px, py,
+    d1, d2, det, rx, ry, *_ = _path_distances(c0["front_left"], c0["front_right"], start, px, py,
                                           fx, fy, al, th)
     f0x, f0y = start.forward
     straight = np.abs(det) <= 1e-12

@@ -128,18 +128,10 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
 def _touched(form: g.Formation, move: ChargeMove, units: list[g.Unit]) -> list[g.Unit]:
     """The ``units`` (enemies, which may not even be touched: RULES.md 4) that ``move``'s
     path, replayed step by step, comes within EPS_MM of."""
-    out: list[g.Unit] = []
-    rest = list(units)
-    pose = move.start
-    for step in move.steps:
-        area = step.swept(form, pose)
-        keep = []
-        for u in rest:
-            (out if shapely.dwithin(u.body.polygon, area, g.EPS_MM) else keep).append(u)
-        rest = keep
-        pose = step.apply(form, pose)
-    hit = {u.id for u in out}
-    return [u for u in units if u.id in hit]
+    poses = [move.start, *g.replay(form, move.start, move.steps)]
+    areas = [step.swept(form, pose) for step, pose in zip(move.steps, poses, strict=False)]
+    return [u for u in units
+            if any(shapely.dwithin(u.body.polygon, a, g.EPS_MM) for a in areas)]
 
 
 def _formations(unit: g.Unit) -> list[tuple[int, int]]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import shapely
@@ -23,24 +23,40 @@ import geometry as g
 
 Kind = Literal["enemy", "friend", "terrain", "target"]
 
-#: Bounds and convex pieces of recently seen polygons, by identity: one ruling builds several
-#: worlds from the same unit and terrain polygons (the charger's, the target's, the failed
-#: move's, one per enemy a special charge asks about), and cutting a wood into convex pieces
-#: is the costly part. The entry holds the polygon, so its id cannot be reused while cached.
-#: The oldest entries go first (a ruling's polygons are all recent).
-_PREPARED: OrderedDict[int, tuple[BaseGeometry, tuple[float, float, float, float],
-                                  list[np.ndarray]]] = OrderedDict()
-_PREPARED_MAX = 4096
-_PREPARED_LOCK = threading.Lock()
+class _ByIdentity:
+    """Values computed from objects, kept by the objects' identity, the oldest dropped first:
+    one ruling builds several worlds from the same unit, terrain and table polygons (the
+    charger's, the target's, the failed move's, one per enemy a special charge asks about).
+    An entry holds its object, so the object's id cannot be reused while it is kept. Reads
+    are one dict lookup (atomic); writes take a lock."""
+
+    def __init__(self, size: int) -> None:
+        self._items: OrderedDict[int, tuple[object, object]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, obj: object) -> Any:
+        hit = self._items.get(id(obj))
+        return hit[1] if hit is not None and hit[0] is obj else None
+
+    def put(self, obj: object, value: object) -> None:
+        with self._lock:
+            self._items[id(obj)] = (obj, value)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+_PREPARED = _ByIdentity(4096)  # polygon -> (bounds, convex pieces)
+_TABLE_EPS = _ByIdentity(64)  # table polygon -> its EPS_MM growth, prepared
 
 
 def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, float, float],
                                                          list[np.ndarray]]:
-    """``poly``'s bounds and convex pieces (a convex polygon, such as a unit, is its own)."""
-    key = id(poly)
-    hit = _PREPARED.get(key)  # one dict lookup: atomic, no lock needed to read
-    if hit is not None and hit[0] is poly:
-        return hit[1], hit[2]
+    """``poly``'s bounds and convex pieces (a convex polygon, such as a unit, is its own);
+    cutting a wood into convex pieces is the costly part."""
+    hit = _PREPARED.get(poly)
+    if hit is not None:
+        return hit
     if convex:
         ring = shapely.get_coordinates(poly)[:-1]
         lo, hi = ring.min(axis=0), ring.max(axis=0)
@@ -48,30 +64,17 @@ def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, flo
         parts = [ring]
     else:
         bounds, parts = poly.bounds, g.contact.convex_pieces(poly)
-    with _PREPARED_LOCK:
-        _PREPARED[key] = (poly, bounds, parts)
-        while len(_PREPARED) > _PREPARED_MAX:
-            _PREPARED.popitem(last=False)
+    _PREPARED.put(poly, (bounds, parts))
     return bounds, parts
 
 
-_TABLE_EPS: OrderedDict[int, tuple[BaseGeometry, BaseGeometry]] = OrderedDict()
-
-
 def _table_eps(table: BaseGeometry) -> BaseGeometry:
-    """The table grown by EPS_MM (what a move may not leave), prepared; cached by identity
-    like _prepared, as every world of a ruling shares the scene's table."""
-    key = id(table)
-    with _PREPARED_LOCK:
-        hit = _TABLE_EPS.get(key)
-        if hit is not None and hit[0] is table:
-            return hit[1]
-    grown = table.buffer(g.EPS_MM, join_style="mitre")
-    shapely.prepare(grown)
-    with _PREPARED_LOCK:
-        _TABLE_EPS[key] = (table, grown)
-        while len(_TABLE_EPS) > 64:
-            _TABLE_EPS.popitem(last=False)
+    """The table grown by EPS_MM (what a move may not leave), prepared."""
+    grown = _TABLE_EPS.get(table)
+    if grown is None:
+        grown = table.buffer(g.EPS_MM, join_style="mitre")
+        shapely.prepare(grown)
+        _TABLE_EPS.put(table, grown)
     return grown
 
 
@@ -149,11 +152,10 @@ class PartTable:
 
     @classmethod
     def of(cls, obstacles: list[Obstacle]) -> PartTable:
-        pieces, limit, owner = [], [], []
+        pieces, owner = [], []
         for i, o in enumerate(obstacles):
             for part in o.convex_parts:
                 pieces.append(part)
-                limit.append(0.0 if o.kind == "enemy" else 2 * g.EPS_MM)
                 owner.append(i)
         if not pieces:
             empty = np.zeros((0, 3, 2))
@@ -164,10 +166,16 @@ class PartTable:
         corners = np.stack([np.concatenate([q, np.repeat(q[-1:], k - len(q), axis=0)])
                             for q in pieces])
         bounds = np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1)
-        whole = np.asarray([len(obstacles[i].convex_parts) == 1 and
-                            obstacles[i].kind != "enemy" for i in owner], dtype=bool)
-        return cls(corners, bounds, np.asarray(limit), np.asarray(owner),
-                   g.contact.ConvexSet.of(corners), whole)
+        owners = np.asarray(owner)
+        limit, whole = cls.tolerances([o.kind for o in obstacles], owners)
+        return cls(corners, bounds, limit, owners, g.contact.ConvexSet.of(corners), whole)
+
+    @staticmethod
+    def tolerances(kinds: list[Kind], owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``limit`` and ``whole`` of pieces owned by obstacles of these ``kinds``."""
+        enemy = np.asarray([k == "enemy" for k in kinds], dtype=bool)[owner]
+        single = np.bincount(owner, minlength=len(kinds))[owner] == 1
+        return np.where(enemy, 0.0, 2 * g.EPS_MM), single & ~enemy
 
     def subset(self, keep: np.ndarray) -> PartTable:
         """The pieces of the obstacles where ``keep`` (one flag per obstacle) holds, with
@@ -314,12 +322,8 @@ class World:
         out = World(self.table, obstacles, table_eps=self.table_eps)
         if "parts" in self.__dict__:
             p = self.parts
-            mine = np.isin(p.owner, [i for i, o in enumerate(self.obstacles) if o.id in ids])
-            limit = np.where(mine, 0.0 if kind == "enemy" else 2 * g.EPS_MM, p.limit)
-            single = np.bincount(p.owner, minlength=len(self.obstacles))[p.owner] == 1
-            whole = np.where(mine, single & (kind != "enemy"), p.whole)
-            out.__dict__["parts"] = PartTable(p.corners, p.bounds, limit, p.owner, p.convex,
-                                              whole)
+            limit, whole = PartTable.tolerances([o.kind for o in obstacles], p.owner)
+            out.__dict__["parts"] = replace(p, limit=limit, whole=whole)
         return out
 
     def blocked(self, area: BaseGeometry, target_may_touch: bool = True) -> Blocked | None:

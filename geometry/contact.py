@@ -242,11 +242,9 @@ class ConvexSet:
             rows = np.nonzero(null)[0]
             axes[null] = axes[rows, first[rows]]
         # Opposite edges of a rectangle (or of any polygon with parallel sides) give one axis
-        # twice, reversed, and padding repeats one: the overlap along each copy is the same, so
-        # one is kept (a unit's four edges make two axes). Polygons are padded again to a
-        # common count.
-        # An axis goes when an earlier one is parallel to it (a padding repeat) or its
-        # reverse: the first of each direction stays.
+        # twice, reversed, and padding repeats one: the overlap along each copy is the same,
+        # so an axis goes when an earlier one is parallel or reverse to it (a unit's four
+        # edges make two axes). Polygons are padded again to a common count.
         dots = np.matmul(axes, axes.transpose(0, 2, 1))  # (P, K, K)
         drop = np.tril(np.abs(dots) > 1 - 1e-12, -1).any(axis=2)
         if len(axes) and drop.any():
