@@ -11,7 +11,8 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 import geometry as g
-from geometry.distance import contact_distance
+from geometry.constants import SWEEP_TOL_MM
+from geometry.distance import contact_distances
 from geometry.formation import boundary_coords
 from geometry.pose import Point
 
@@ -55,23 +56,31 @@ def first_contact(form: g.Formation, pose: g.Pose, world: World,
     f = pose.forward
     best, hit, kind = limit_mm, None, None
     here = g.boundary(form, pose)
-    for o in _in_lane(world, coords, f, gap_mm):
-        geoms = getattr(o.polygon, "geoms", [o.polygon])
-        touching_now = g.touching(here, o.polygon)
-        for geom in geoms:
-            if gap_mm > 0 and not touching_now:
-                geom = geom.buffer(gap_mm, join_style="mitre")
-            ring = list(geom.exterior.coords)[:-1]
-            if touching_now:
+    lane = _in_lane(world, coords, f, gap_mm)
+    touching_now = shapely.dwithin([o.polygon for o in lane], here, g.EPS_MM) if lane else []
+    # What the unit does not touch now: every piece's contact distance in one pass.
+    pieces = [(i, geom) for i, o in enumerate(lane) if not touching_now[i]
+              for geom in getattr(o.polygon, "geoms", [o.polygon])]
+    geoms = [geom for _, geom in pieces]
+    if gap_mm > 0 and geoms:
+        geoms = list(shapely.buffer(geoms, gap_mm, join_style="mitre"))
+    ahead = contact_distances(coords, f, [shapely.get_coordinates(geom.exterior)[:-1]
+                                          for geom in geoms])
+    found: dict[int, list[float]] = {}
+    for (i, _), d in zip(pieces, ahead.tolist(), strict=True):
+        found.setdefault(i, []).append(d)
+    for i, o in enumerate(lane):
+        for k, geom in enumerate(getattr(o.polygon, "geoms", [o.polygon])):
+            if touching_now[i]:
                 # Already in contact (a failed charge's turn stops at contact): only moving
                 # into the obstacle is blocked, found by bisection on the overlap test.
                 d = _overlap_free(form, pose, geom, min(best, ROOM_CAP_MM))
             else:
-                d = contact_distance(coords, f, ring)
+                d = found[i][k]
             if d < best:
                 best, hit, kind = d, o.id, o.kind
     # The table edge: how far each corner can go before leaving the table.
-    w, h = world.table.bounds[2], world.table.bounds[3]
+    w, h = world.table_bounds[2], world.table_bounds[3]
     for x, y in coords:
         for t in _exit(x, y, f, w, h):
             if t < best:
@@ -144,18 +153,22 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
         here = g.boundary(form, start)
         # Turning about its centre, the unit stays within half its diagonal of it: only the
         # obstacles whose boxes come near that disc can stop the turn, whatever its size.
-        reach = math.hypot(form.width, form.depth) / 2 + STOP_SHORT_MM + 1.0
+        radius = math.hypot(form.width, form.depth) / 2
+        reach = radius + STOP_SHORT_MM + 1.0
         x, y = start.centre
         turning = world.without({o.id for o in world.obstacles
                                  if o.bounds[0] > x + reach or o.bounds[2] < x - reach
                                  or o.bounds[1] > y + reach or o.bounds[3] < y - reach})
-        near = {o.id for o in turning.obstacles
-                if shapely.dwithin(o.polygon, here, STOP_SHORT_MM)}
+        near: set[str] | None = None  # what the unit is already within STOP_SHORT_MM of
 
         def blocks(area: BaseGeometry) -> Blocked | None:
+            nonlocal near
             blk = turning.blocked(area)
             if blk is not None:
                 return blk
+            if near is None:
+                near = {o.id for o in turning.obstacles
+                        if shapely.dwithin(o.polygon, here, STOP_SHORT_MM)}
             for o in turning.obstacles:
                 if o.id not in near and shapely.dwithin(o.polygon, area, STOP_SHORT_MM):
                     return Blocked(o.id, o.kind, "touches")
@@ -167,7 +180,20 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
             return any(blocks(p) is not None for p in
                        g.rotation_sweep_parts(coords, start.centre, turn_wanted * frac))
 
-        blk = blocks(g.rotation_sweep(coords, start.centre, turn_wanted))
+        # The sweep lies within SWEEP_TOL_MM of its exact bounding box, and of the disc the
+        # corners turn in: when that box, grown by STOP_SHORT_MM too, is inside the table and
+        # every obstacle whose box it meets lies beyond the grown disc, the turn is clear
+        # without building the sweep.
+        pad = SWEEP_TOL_MM + STOP_SHORT_MM + 1e-6
+        bx0, by0, bx1, by1 = g.rotation_bounds(coords, start.centre, turn_wanted)
+        tx0, ty0, tx1, ty1 = turning.table_bounds
+        meets = [o.polygon for o in turning.obstacles
+                 if o.bounds[0] <= bx1 + pad and o.bounds[2] >= bx0 - pad and
+                 o.bounds[1] <= by1 + pad and o.bounds[3] >= by0 - pad]
+        clear = tx0 <= bx0 - pad and ty0 <= by0 - pad and bx1 + pad <= tx1 and \
+            by1 + pad <= ty1 and (not meets or float(shapely.distance(
+                meets, shapely.Point(start.centre)).min()) > radius + pad)
+        blk = None if clear else blocks(g.rotation_sweep(coords, start.centre, turn_wanted))
         if blk is not None:
             lo, hi = 0.0, 1.0  # fraction of the turn that is clear
             # 24 halvings: within 1.1e-5 degrees of the largest clear turn (3e-5 mm at the

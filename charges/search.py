@@ -304,7 +304,7 @@ class CandidateTable:
                          float(self.d2[i]), point, float(self.alpha[i]), pre, fin,
                          float(self.length[i]), float(self.gap[i]))
 
-    def subset(self, mask: np.ndarray) -> CandidateTable:
+    def subset(self, mask: np.ndarray | slice) -> CandidateTable:
         return CandidateTable(*(getattr(self, f)[mask] for f in _COLUMNS))
 
     @classmethod
@@ -523,23 +523,28 @@ def candidates_at(form: g.Formation, start: g.Pose, target: g.Body, frame: Facin
     return [table.row(int(i)) for i in table.order()]
 
 
-def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body) -> np.ndarray:
-    """Rows whose charger, at first contact, does not overlap the target (vectorised; the rest
-    of the way is :func:`path_prefilter`'s). Flush arrivals lie outside the target by
-    construction, and so do arrivals about a charger front corner turned at most 90 degrees
-    from the facing (the align's whole sweep does, ALIGN_OUTSIDE_TARGET): only the others
-    are tested."""
-    out = np.ones(len(table), dtype=bool)
-    if len(table) == 0:
+def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body,
+                  rows: np.ndarray | None = None) -> np.ndarray:
+    """Whether each of ``rows`` (every row by default) has its charger, at first contact, not
+    overlapping the target (vectorised; the rest of the way is :func:`path_prefilter`'s).
+    Flush arrivals lie outside the target by construction, and so do arrivals about a charger
+    front corner turned at most 90 degrees from the facing (the align's whole sweep does,
+    ALIGN_OUTSIDE_TARGET): only the others are tested."""
+    if rows is None:
+        rows = np.arange(len(table))
+    out = np.ones(len(rows), dtype=bool)
+    if len(rows) == 0:
         return out
-    fams = [FAMILIES.index(f) for f in ALIGN_OUTSIDE_TARGET]
-    test = np.flatnonzero((table.family != 0) &
-                          (~np.isin(table.family, fams) | (np.abs(table.alpha) > 90)))
-    if len(test):
-        rects = g.contact.rect_corners(table.pre[test, 0], table.pre[test, 1],
-                                       table.pre[test, 2], form.width, form.depth)
-        other = np.asarray(boundary_coords(target.form, target.pose))
-        out[test] = g.contact.rect_penetrations(rects, other) <= EPS
+    fam = table.family[rows]
+    outside = np.zeros(len(rows), dtype=bool)
+    for f in ALIGN_OUTSIDE_TARGET:
+        outside |= fam == FAMILIES.index(f)
+    at = np.flatnonzero((fam != 0) & (~outside | (np.abs(table.alpha[rows]) > 90)))
+    if len(at):
+        pre = table.pre[rows[at]]
+        rects = g.contact.rect_corners(pre[:, 0], pre[:, 1], pre[:, 2], form.width, form.depth)
+        out[at] = g.contact.rect_penetrations(rects, target.convex,
+                                              np.zeros(len(at), dtype=int)) <= EPS
     return out
 
 
@@ -611,7 +616,7 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     a0 = np.asarray(boundary_coords(form, start))
     c0 = g.corners(form, start)
     fl, fr = np.asarray(c0["front_left"]), np.asarray(c0["front_right"])
-    x0, y0, x1, y1 = world.table.bounds
+    x0, y0, x1, y1 = world.table_bounds
     e = EPS
     parts = world.parts
 
@@ -657,7 +662,7 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     if path_blocked is not None:
         path_blocked[~ok] = True
     live = np.flatnonzero(ok)
-    over = live[~arrival_clear(table.subset(live), form, target)]
+    over = live[~arrival_clear(table, form, target, live)]
     ok[over] = False
     if overlaps_target is not None:
         overlaps_target[over] = True
@@ -680,10 +685,10 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
             break
         shapes = make(idx)
         pts = np.concatenate(shapes, axis=1) if is_sweep else shapes
-        inside = (pts[:, :, 0].min(1) >= x0 - e) & (pts[:, :, 0].max(1) <= x1 + e) & \
-            (pts[:, :, 1].min(1) >= y0 - e) & (pts[:, :, 1].max(1) <= y1 + e)
-        row = np.tile(np.arange(len(idx)), reps)  # each shape's row in idx
         lo, hi = pts.min(axis=1), pts.max(axis=1)
+        inside = (lo[:, 0] >= x0 - e) & (hi[:, 0] <= x1 + e) & (lo[:, 1] >= y0 - e) & \
+            (hi[:, 1] <= y1 + e)
+        row = np.tile(np.arange(len(idx)), reps)  # each shape's row in idx
         # Every (shape, obstacle piece) pair whose boxes meet, tested in one vectorised pass.
         near = boxes_meet(lo, hi, parts.bounds, e) & inside[:, None]
         ii, pp = np.nonzero(near)
@@ -1122,7 +1127,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         return found, rejected
     cands = big.subset(order)
     for lo, hi in _chunks(len(order)):
-        part = cands.subset(np.arange(lo, hi))
+        part = cands.subset(slice(lo, hi))
         chunk = order[lo:hi]
         bad = np.zeros(len(part), dtype=bool)
         for_good = np.zeros(len(part), dtype=bool)

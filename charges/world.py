@@ -195,6 +195,8 @@ class World:
     def __init__(self, table: Polygon, obstacles: list[Obstacle],
                  table_eps: BaseGeometry | None = None) -> None:
         self.table = table
+        #: The table's bounds, asked for by every test (a shapely call each time otherwise).
+        self.table_bounds: tuple[float, float, float, float] = table.bounds
         self.table_eps = table_eps if table_eps is not None else _table_eps(table)
         self.obstacles = obstacles
         #: The first pass's closed-form reach straight ahead, per start (search.path_prefilter).
@@ -234,7 +236,7 @@ class World:
         touches any). A cheap test that spares building an exact sweep; False says nothing."""
         e = g.EPS_MM
         x0, y0, x1, y1 = box
-        tx0, ty0, tx1, ty1 = self.table.bounds
+        tx0, ty0, tx1, ty1 = self.table_bounds
         if x0 < tx0 - e or y0 < ty0 - e or x1 > tx1 + e or y1 > ty1 + e:
             return False
         b, is_target = self._boxes
@@ -257,7 +259,7 @@ class World:
             return out
         e = g.EPS_MM
         lo, hi = rects.min(axis=1), rects.max(axis=1)
-        tx0, ty0, tx1, ty1 = self.table.bounds
+        tx0, ty0, tx1, ty1 = self.table_bounds
         inside = (lo[:, 0] >= tx0 - e) & (lo[:, 1] >= ty0 - e) & (hi[:, 0] <= tx1 + e) & \
             (hi[:, 1] <= ty1 + e)
         b, is_target = self._boxes

@@ -33,10 +33,10 @@ def closest(a: BaseGeometry, b: BaseGeometry) -> Closest:
     return Closest(d, (ax, ay), (bx, by))
 
 
-def _ray_hits(origins: np.ndarray, direction: tuple[float, float], edges_a: np.ndarray,
-              edges_b: np.ndarray) -> np.ndarray:
-    """For each origin, the least t >= 0 with origin + t * direction on one of the segments
-    (a_i, b_i); inf where none."""
+def _ray_params(origins: np.ndarray, direction: tuple[float, float], edges_a: np.ndarray,
+                edges_b: np.ndarray) -> np.ndarray:
+    """(origins, edges): the least t >= 0 with origin + t * direction on the segment
+    (a_j, b_j); inf where the ray misses it."""
     dx, dy = direction
     ex = edges_b[:, 0] - edges_a[:, 0]
     ey = edges_b[:, 1] - edges_a[:, 1]
@@ -47,8 +47,33 @@ def _ray_hits(origins: np.ndarray, direction: tuple[float, float], edges_a: np.n
         t = (ox * ey - oy * ex) / denom  # distance along the ray
         u = (ox * dy - oy * dx) / denom  # position along the edge
     ok = (np.abs(denom) > 1e-12) & (t >= -1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
-    t = np.where(ok, np.maximum(t, 0.0), np.inf)
+    return np.where(ok, np.maximum(t, 0.0), np.inf)
+
+
+def _ray_hits(origins: np.ndarray, direction: tuple[float, float], edges_a: np.ndarray,
+              edges_b: np.ndarray) -> np.ndarray:
+    """For each origin, the least t >= 0 with origin + t * direction on one of the segments
+    (a_i, b_i); inf where none."""
+    t = _ray_params(origins, direction, edges_a, edges_b)
     return t.min(axis=1) if t.size else np.full(len(origins), np.inf)
+
+
+def contact_distances(moving: list[Point], direction: tuple[float, float],
+                      obstacles: list[np.ndarray]) -> np.ndarray:
+    """:func:`contact_distance` of ``moving`` against each of ``obstacles`` (corner arrays),
+    in one vectorised pass: every vertex is cast against every edge of the other side at
+    once, then each obstacle keeps its own least distance (the same figures)."""
+    if not obstacles:
+        return np.zeros(0)
+    a = np.asarray(moving, dtype=float)
+    b = np.concatenate([np.asarray(o, dtype=float) for o in obstacles])
+    sizes = np.asarray([len(o) for o in obstacles])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    nxt = np.arange(len(b)) + 1  # each obstacle edge runs from a vertex to the next
+    nxt[starts + sizes - 1] = starts
+    t1 = _ray_params(a, direction, b, b[nxt]).min(axis=0)  # per obstacle edge
+    t2 = _ray_params(b, (-direction[0], -direction[1]), a, np.roll(a, -1, axis=0)).min(axis=1)
+    return np.minimum.reduceat(np.minimum(t1, t2), starts)
 
 
 def contact_distance(moving: list[Point], direction: tuple[float, float],

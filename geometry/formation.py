@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
 from shapely.geometry import LineString, Polygon
 
 from .pose import Point, Pose
+
+if TYPE_CHECKING:
+    from .contact import ConvexSet
 
 FacingName = Literal["front", "right", "rear", "left"]
 FACINGS: tuple[FacingName, ...] = ("front", "right", "rear", "left")
@@ -190,6 +193,14 @@ class Body:
         from .arcs import arc_polygons
 
         return arc_polygons(self.form, self.pose)
+
+    @cached_property
+    def convex(self) -> ConvexSet:
+        """The boundary prepared for separating-axis tests, built once per body: a search
+        tests thousands of arrivals against its target in several calls."""
+        from .contact import ConvexSet
+
+        return ConvexSet.of(np.asarray(boundary_coords(self.form, self.pose)))
 
     def at(self, pose: Pose) -> Body:
         return Body(self.form, pose)

@@ -146,3 +146,32 @@ def test_forward_reach_is_the_closed_form_of_the_sweep_test(x, y, f, w, d, pts, 
         depth = g.contact.sweep_penetrations(rect[None], moved[None], ring)[0]
         if abs(dist - reach) > 1e-6:
             assert (depth > limit) == (dist > reach), (dist, reach, depth)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6))
+def test_contact_distances_match_one_at_a_time(seed: int) -> None:
+    """The vectorised straight-move distances (charges.moves.first_contact) give exactly the
+    figures of one call per obstacle, for rectangles and other polygons ahead, beside and
+    behind the mover."""
+    from geometry.distance import contact_distance, contact_distances
+
+    rng = np.random.default_rng(seed)
+    mover = g.Pose(*rng.uniform(-100, 100, 2), float(rng.uniform(-180, 180)))
+    coords = g.formation.boundary_coords(g.Formation.full((25, 25), 5, 3), mover)
+    f = mover.forward
+    obstacles = []
+    for n in range(int(rng.integers(1, 6))):
+        # The first straight ahead (met), the others anywhere.
+        centre = np.asarray(mover.centre) + 250 * np.asarray(f) if n == 0 else \
+            rng.uniform(-400, 400, 2)
+        k = int(rng.integers(4, 9))
+        # Angles less than half a turn apart: the polygon holds its centre.
+        ang = (np.arange(k) + rng.uniform(0, 0.5, k)) * 2 * np.pi / k
+        rad = rng.uniform(10, 80, k)
+        obstacles.append(np.stack([centre[0] + rad * np.cos(ang),
+                                   centre[1] + rad * np.sin(ang)], axis=1))
+    got = contact_distances(coords, f, obstacles)
+    want = [contact_distance(coords, f, [tuple(p) for p in o]) for o in obstacles]
+    assert got.tolist() == want
+    assert 100 < want[0] < 250
