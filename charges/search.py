@@ -613,7 +613,6 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         return ok
     w, d = form.width, form.depth
     f0x, f0y = start.forward
-    a0 = np.asarray(boundary_coords(form, start))
     c0 = g.corners(form, start)
     fl, fr = np.asarray(c0["front_left"]), np.asarray(c0["front_right"])
     x0, y0, x1, y1 = world.table_bounds
@@ -643,22 +642,12 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
                        np.where(has, table.py[i], table.pre[i, 1])], axis=1)
         return turned(table.pre[i, :2], pp, table.pre[i, 2], table.alpha[i] * k)
 
-    # The first forward move starts from the same place for every row, so its test is
-    # closed form: how far the charger may go straight ahead before leaving the table or
-    # overlapping each obstacle piece beyond its limit; a row is blocked when its d1 is longer.
-    key = (start.x, start.y, start.facing, w, d)
-    if key not in world.reach_memo:  # the same for every chunk and search from this start
-        world.reach_memo[key] = (
-            g.contact.forward_reach(a0, (f0x, f0y), parts.convex, parts.limit),
-            _table_reach(a0, (f0x, f0y), (x0 - e, y0 - e, x1 + e, y1 + e)))
-    reach, table_reach = world.reach_memo[key]
-    free = min(table_reach, float(reach.min(initial=math.inf)))
-    ok = table.d1 <= free
+    move = first_move(form, start, world)
+    ok = table.d1 <= move.free
     if blocker is not None and not ok.all():
-        blocker[~ok] = TABLE if table_reach <= free else int(parts.owner[np.argmin(reach)])
+        blocker[~ok] = move.code
     if fixed_blocked is not None:  # the table edge, or something other than an enemy
-        fixed = min(table_reach, float(reach[parts.limit > 0].min(initial=math.inf)))
-        fixed_blocked[table.d1 > fixed] = True
+        fixed_blocked[table.d1 > move.fixed] = True
     if path_blocked is not None:
         path_blocked[~ok] = True
     live = np.flatnonzero(ok)
@@ -720,6 +709,40 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         if path_blocked is not None and not is_align:
             path_blocked[idx[~alive]] = True
     return ok
+
+
+@dataclass(frozen=True)
+class FirstMove:
+    """How far the charger may go straight ahead from its start before anything blocks it
+    (``free``), before the table edge or something other than an enemy does (``fixed``: a
+    row whose first move is longer stays blocked in any world lacking only enemies), and what
+    blocks it first (``code``: TABLE or an obstacle's index)."""
+
+    free: float
+    fixed: float
+    code: int
+
+
+def first_move(form: g.Formation, start: g.Pose, world: World) -> FirstMove:
+    """The first forward move starts from the same place for every candidate, so its test is
+    closed form: how far the charger may go before leaving the table or overlapping each
+    obstacle piece beyond its limit; a row is blocked when its d1 is longer. Kept on the world
+    (the same for every chunk and search from this start)."""
+    key = (start.x, start.y, start.facing, form.width, form.depth)
+    hit = world.reach_memo.get(key)
+    if hit is not None:
+        return hit
+    parts = world.parts
+    a0 = np.asarray(boundary_coords(form, start))
+    e = EPS
+    x0, y0, x1, y1 = world.table_bounds
+    reach = g.contact.forward_reach(a0, start.forward, parts.convex, parts.limit)
+    table_reach = _table_reach(a0, start.forward, (x0 - e, y0 - e, x1 + e, y1 + e))
+    free = min(table_reach, float(reach.min(initial=math.inf)))
+    fixed = min(table_reach, float(reach[parts.limit > 0].min(initial=math.inf)))
+    code = TABLE if table_reach <= free else int(parts.owner[np.argmin(reach)])
+    world.reach_memo[key] = out = FirstMove(free, fixed, code)
+    return out
 
 
 #: Families whose align can never overlap the target (|align| <= 90): the pivot is a charger
@@ -1125,6 +1148,22 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
     if k == 1 and not tried_first and len(order) and first_row_legal():
         return found, rejected
+    # The first forward move is closed form (first_move): the rows it blocks are set aside at
+    # once, and the chunks below hold only the others (most rows, when a move is blocked).
+    move = first_move(form, start, world)
+    far = big.d1[order] > move.free
+    if far.any():
+        dead = order[far]
+        known_bad[dead] = True
+        fixed[order[big.d1[order] > move.fixed]] = True
+        if memo is not None and move.code >= 0:
+            memo_by[dead] = here[move.code]
+        why = f"blocked by {world.describe_index(move.code)}"
+        for gj, times in zip(*np.unique(row_gid[dead], return_counts=True), strict=True):
+            reasons[int(gj)][why] += int(times)
+        order = order[~far]
+        seq_gid = seq_gid[~far]
+        first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))
     cands = big.subset(order)
     for lo, hi in _chunks(len(order)):
         part = cands.subset(slice(lo, hi))
@@ -1174,8 +1213,10 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     if callable(target_world):
         target_world = target_world()
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
-    # The rows the first pass has not judged get its stages without the align, all at once.
+    # The rows the first pass has not judged get its stages without the align, all at once
+    # (those whose first forward move is blocked are known without them).
     test = np.flatnonzero(~known_bad & ~known_ok)
+    test = test[big.d1[test] <= first_move(form, start, world).free]
     clear = path_prefilter(big.subset(test), form, start, tbody, world, with_align=False)
     keep = known_ok.copy()
     keep[test[clear]] = True

@@ -200,7 +200,7 @@ class World:
         self.table_eps = table_eps if table_eps is not None else _table_eps(table)
         self.obstacles = obstacles
         #: The first pass's closed-form reach straight ahead, per start (search.path_prefilter).
-        self.reach_memo: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
+        self.reach_memo: dict[tuple[float, ...], Any] = {}
 
     @classmethod
     def for_unit(cls, scene: g.Scene, mover: g.Unit, target: str | None = None,
