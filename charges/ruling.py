@@ -205,8 +205,7 @@ def _facing_margin(res: Resolution) -> float:
     winning arc above one half, spread over the length of the charger cut by the arc's rays; or,
     when no ray crosses the charger, its distance to the nearest ray."""
     t, c = res.target, res.charger
-    arcs = g.arc_polygons(t.formation, t.pose)
-    win = arcs[res.declaration.facing]
+    win = t.body.arcs[res.declaration.facing]  # built by the declaration already
     poly = c.body.polygon
     share = res.declaration.shares[res.declaration.facing]
     ray_lines = win.exterior.difference(t.body.polygon.buffer(1e-6))

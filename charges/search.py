@@ -326,27 +326,33 @@ def _wrap(a: np.ndarray) -> np.ndarray:
     return (a + 180.0) % 360.0 - 180.0
 
 
+def _angle_terms(start: g.Pose, al: np.ndarray, th: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The sines and cosines :func:`_path_distances` needs for aligns ``al`` and wheels ``th``:
+    they depend on the angles alone, so a table computes them once per angle and gathers."""
+    ar = np.radians(-al)
+    thr = np.radians(th)
+    a = np.radians(start.facing) + thr
+    return np.cos(ar), np.sin(ar), np.cos(thr), np.sin(thr), np.cos(a), np.sin(a)
+
+
 def _path_distances(fl0: tuple[float, float], fr0: tuple[float, float], start: g.Pose,
                     px: np.ndarray, py: np.ndarray, fx: np.ndarray, fy: np.ndarray,
-                    al: np.ndarray, th: np.ndarray) -> tuple[np.ndarray, ...]:
+                    al: np.ndarray, th: np.ndarray,
+                    terms: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, ...]:
     """d1, d2, the determinant, the vector from the wheel's end to the contact position, and
     the contact (pre-align) centre, of the paths from ``start`` (front corners ``fl0``,
     ``fr0``) ending at final centre (fx, fy) after an align of ``al`` about (px, py), with a
-    wheel of ``th`` about the front corner on the side it turns to (module doc, step 2)."""
+    wheel of ``th`` about the front corner on the side it turns to (module doc, step 2).
+    ``terms``: :func:`_angle_terms` of ``al`` and ``th``, when the caller has them."""
     f0x, f0y = start.forward
-    ar = np.radians(-al)
-    cs, sn = np.cos(ar), np.sin(ar)
+    cs, sn, ct, st, ftx, fty = _angle_terms(start, al, th) if terms is None else terms
     dx, dy = fx - px, fy - py
     qx, qy = px + cs * dx - sn * dy, py + sn * dx + cs * dy
-    thr = np.radians(th)
-    ct, st = np.cos(thr), np.sin(thr)
     cx = np.where(th > 0, fl0[0], fr0[0])
     cy = np.where(th > 0, fl0[1], fr0[1])
     ddx, ddy = start.x - cx, start.y - cy
     vx = qx - (cx + ct * ddx - st * ddy)
     vy = qy - (cy + st * ddx + ct * ddy)
-    a = np.radians(start.facing) + thr
-    ftx, fty = np.cos(a), np.sin(a)
     det = f0x * fty - f0y * ftx
     with np.errstate(divide="ignore", invalid="ignore"):
         return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det, vx, vy, qx, qy
@@ -379,22 +385,20 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     ox, oy = frame.o
     rx, ry = frame.r
     fxs, fys = _flush_centres(frame, form, s_arr)  # final (flush) centre of every offset
-    # Rows are built block by block and then put in the order of a loop over offsets, then
-    # family slot (flush, charger left, charger right, facing low end, facing high end), then
-    # wheel angle: the order of the ties the ranking keeps (CandidateTable.order is stable).
-    # A row is (offset index, slot, angle index): its columns are gathered once, in order.
+    # Rows are chosen slot by slot in a mask (offset, slot, angle) whose C order is the order
+    # of a loop over offsets, then family slot (flush, charger left, charger right, facing
+    # low end, facing high end), then wheel angle: the order of the ties the ranking keeps
+    # (CandidateTable.order is stable). Their columns are then gathered once, in that order.
     # Angle index len(thetas) stands for the flush arrival's (wheel ``base``, no align).
-    blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    chosen = np.zeros((n_off, 5, len(thetas) + 1), dtype=bool)  # the rows, as a mask
     slot_px = np.full((5, n_off), math.nan)  # each slot's align pivot per offset
     slot_py = np.full((5, n_off), math.nan)
 
     def add_rows(slot: int, fam: int, rows: np.ndarray, px: np.ndarray, py: np.ndarray,
                  sel: np.ndarray, al: np.ndarray, th: np.ndarray) -> None:
         """The (offset, angle) pairs where ``rows`` (n_off, len(th)) holds become rows."""
-        oi, ti = np.nonzero(rows)
-        if len(oi):
-            blocks.append((oi, np.full(len(oi), slot), sel[ti]))
-            slot_px[slot], slot_py[slot] = px, py
+        chosen[:, slot, sel] = rows
+        slot_px[slot], slot_py[slot] = px, py
 
     eps = EPS
     nan = np.full(n_off, math.nan)
@@ -477,13 +481,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             possible[:, straight | (not select_rows)] = valid[:, None]
             add_rows(slot, fam, possible, px, py, sel, al, th)
     tables = extra
-    if blocks:
-        if len(blocks) == 1:  # np.nonzero's order already: by offset, then angle
-            oi, slot, ti = blocks[0]
-        else:
-            oi, slot, ti = (np.concatenate(col) for col in zip(*blocks, strict=True))
-            order = np.lexsort((ti, slot, oi))
-            oi, slot, ti = oi[order], slot[order], ti[order]
+    oi, slot, ti = np.nonzero(chosen)  # in the order above: offset, then slot, then angle
+    if len(oi):
         all_al = np.append(alphas, 0.0)
         all_th = np.append(thetas, base)
         c = {"s": s_arr[oi], "fam": _SLOT_FAMILY[slot], "px": slot_px[slot, oi],
@@ -493,9 +492,10 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         # The pre-align pose turns the final one back by alpha about the contact point (the
         # flush family has alpha = 0 and no pivot).
         th = c["th"]
+        terms = tuple(t[ti] for t in _angle_terms(start, all_al, all_th))
         d1, d2, det, rx, ry, prex, prey = _path_distances(
             fl0, fr0, start, np.where(flush, c["fx"], c["px"]),
-            np.where(flush, c["fy"], c["py"]), c["fx"], c["fy"], c["al"], th)
+            np.where(flush, c["fy"], c["py"]), c["fx"], c["fy"], c["al"], th, terms)
         # No wheel: a single straight move, possible only if the contact pose lies dead ahead.
         straight = np.abs(det) <= 1e-12
         lateral = rx * f0y - ry * f0x
