@@ -527,19 +527,19 @@ def arrival_clear(table: CandidateTable, form: g.Formation, target: g.Body,
                   rows: np.ndarray | None = None) -> np.ndarray:
     """Whether each of ``rows`` (every row by default) has its charger, at first contact, not
     overlapping the target (vectorised; the rest of the way is :func:`path_prefilter`'s).
-    Flush arrivals lie outside the target by construction, and so do arrivals about a charger
-    front corner turned at most 90 degrees from the facing (the align's whole sweep does,
-    ALIGN_OUTSIDE_TARGET): only the others are tested."""
+    Flush arrivals lie outside the target by construction, and so does every arrival turned
+    at most 90 degrees from the facing: its charger lies behind its front line, which passes
+    through the pivot on the facing tilted away from the target (about a charger corner the
+    align comes down onto the facing, ALIGN_OUTSIDE_TARGET; about the facing's end the part
+    of the front over the facing comes down onto it), and that half-plane meets the target
+    only on the facing line. Only the arrivals turned further are tested (test:
+    test_search_geometry)."""
     if rows is None:
         rows = np.arange(len(table))
     out = np.ones(len(rows), dtype=bool)
     if len(rows) == 0:
         return out
-    fam = table.family[rows]
-    outside = np.zeros(len(rows), dtype=bool)
-    for f in ALIGN_OUTSIDE_TARGET:
-        outside |= fam == FAMILIES.index(f)
-    at = np.flatnonzero((fam != 0) & (~outside | (np.abs(table.alpha[rows]) > 90)))
+    at = np.flatnonzero(np.abs(table.alpha[rows]) > 90)
     if len(at):
         pre = table.pre[rows[at]]
         rects = g.contact.rect_corners(pre[:, 0], pre[:, 1], pre[:, 2], form.width, form.depth)

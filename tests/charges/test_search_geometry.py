@@ -21,6 +21,7 @@ def test_align_about_a_charger_corner_never_enters_the_target():
     rng = np.random.default_rng(3)
     rows, worst = 0, 0.0
     worst_corner = 0.0
+    untested = corner_rows = overlapped = 0
     for tbody, cform, start, frame, offs in random_facings(rng, 12):
         t = S.candidate_table(cform, start, frame, offs, theta_step=10.0)
         # arrival_clear skips the rows this fact covers: the same verdicts as testing all.
@@ -29,6 +30,10 @@ def test_align_about_a_charger_corner_never_enters_the_target():
         every = g.contact.rect_penetrations(
             rects, np.asarray(boundary_coords(tbody.form, tbody.pose))) <= g.EPS_MM
         assert np.array_equal(S.arrival_clear(t, cform, tbody), every)
+        turned = (t.family != 0) & (np.abs(t.alpha) <= 90)  # the rows it does not test
+        untested += int(turned.sum())
+        corner_rows += int((turned & (t.family == S.FAMILIES.index("target_corner"))).sum())
+        overlapped += int((~every & ~turned).sum())
         for i in np.flatnonzero((t.family != 0) & (np.abs(t.alpha) <= 90)):
             pre = boundary_coords(cform, g.Pose(*t.pre[i]))
             sweep = g.rotation_sweep(pre, (t.px[i], t.py[i]), t.alpha[i])
@@ -41,6 +46,10 @@ def test_align_about_a_charger_corner_never_enters_the_target():
     assert rows > 300
     assert worst < 1e-9
     assert worst_corner > 1.0
+    # Arrivals turned at most 90 degrees never overlap the target, about either pivot; the
+    # arrivals turned further often do.
+    assert untested > 500 and corner_rows > 100 and overlapped > 20, \
+        (untested, corner_rows, overlapped)
 
 
 def test_footprints_agree_with_the_exact_test():
