@@ -481,7 +481,9 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             possible[:, straight | (not select_rows)] = valid[:, None]
             add_rows(slot, fam, possible, px, py, sel, al, th)
     tables = extra
-    oi, slot, ti = np.nonzero(chosen)  # in the order above: offset, then slot, then angle
+    # In the order above: offset, then slot, then angle (one flat pass is the cheapest).
+    oi, rest = np.divmod(np.flatnonzero(chosen), chosen.shape[1] * chosen.shape[2])
+    slot, ti = np.divmod(rest, chosen.shape[2])
     if len(oi):
         all_al = np.append(alphas, 0.0)
         all_th = np.append(thetas, base)
@@ -950,9 +952,9 @@ TargetWorld = World | Callable[[], World] | None
 class SearchPlan:
     """What a search of one charger into one facing of one target builds before it looks at
     any obstacle: the groups of end positions, the candidate table of every group (module
-    doc, step 2), each row's group, the end footprints, and the search order (group by
-    group, each by CandidateTable.order; stable, so rows that tie keep the table's order). A
-    :class:`SearchMemo` keeps it for the next search of the same charge."""
+    doc, step 2), each row's group, the end footprints, and the keys of the search order
+    (group by group, each by CandidateTable.order). A :class:`SearchMemo` keeps it for the
+    next search of the same charge."""
 
     key: tuple
     frame: FacingFrame
@@ -963,7 +965,14 @@ class SearchPlan:
     row_gid: np.ndarray  # each row's group
     members: list[np.ndarray]  # each group's rows
     end_corners: np.ndarray  # (offsets, 4, 2) footprint at each end offset
-    order: np.ndarray  # every row, in search order
+    keys: tuple[np.ndarray, ...]  # np.lexsort keys of the search order, for every row
+
+    def sorted(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` (ascending) in search order: group by group, each by CandidateTable.order
+        (stable, so rows that tie keep the table's order; the order of a subset is the
+        order of all rows, filtered). Sorting only the rows a search still needs is cheaper
+        than sorting every row once."""
+        return rows[np.lexsort(tuple(k[rows] for k in self.keys))]
 
     @staticmethod
     def key_of(charger: g.Unit, target: g.Unit, facing: g.FacingName) -> tuple:
@@ -984,9 +993,9 @@ class SearchPlan:
             np.zeros(0, dtype=int)
         row_gid = offs_gid[at]
         members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]
-        order = np.lexsort((*big.rank_keys(), row_gid))
         return cls(cls.key_of(charger, target, facing), frame, groups, big, offs_gid, at,
-                   row_gid, members, _flush_corners(frame, form, offs), order)
+                   row_gid, members, _flush_corners(frame, form, offs),
+                   (*big.rank_keys(), row_gid))
 
 
 @dataclass
@@ -1120,12 +1129,12 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
                                  world, [f.s for f in found], spacing_mm)
         found.append(_finish(charger, target, frame, best, False, list(rejected), count))
 
-    # The search order: group by group, each by CandidateTable.order (stable, so rows that
-    # tie keep the table's order), over the open rows (plan.order is the same over every
-    # row). Most searches end at the first row in order, so it is checked exactly before any
-    # first pass, which runs only if it is blocked (the first pass only rejects blocked rows,
-    # so the outcome is the same); when it is the first group's, that group's rows are the
-    # whole order the refinement needs, and the other groups' end positions are not tested.
+    # The search order: group by group, each by CandidateTable.order (SearchPlan.sorted),
+    # over the open rows. Most searches end at the first row in order, so it is checked
+    # exactly before any first pass, which runs only if it is blocked (the first pass only
+    # rejects blocked rows, so the outcome is the same); when it is the first group's, that
+    # group's rows are the whole order the refinement needs, and the other groups' end
+    # positions are not tested.
     def first_row_legal() -> bool:
         """Row 0 of the order is legal: it is taken (k == 1 searches only)."""
         c = big.row(int(order[0]))
@@ -1136,34 +1145,36 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         save_memo()
         return True
 
-    order = open_rows(plan.order[:len(members[0])]) if groups else np.zeros(0, dtype=int)
+    order = plan.sorted(open_rows(members[0])) if groups else np.zeros(0, dtype=int)
     seq_gid = np.zeros(len(order), dtype=int)
     first_of = np.full(len(groups) + 1, len(order))
     tried_first = k == 1 and len(order) > 0
     if tried_first and first_row_legal():
         return found, rejected
     ends_by[n0:] = world.footprints(plan.end_corners[n0:], ignore_target=True)
-    order = open_rows(plan.order)
-    seq_gid = row_gid[order]
-    first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
-    if k == 1 and not tried_first and len(order) and first_row_legal():
-        return found, rejected
+    rows = open_rows(np.arange(len(big)))
     # The first forward move is closed form (first_move): the rows it blocks are set aside at
-    # once, and the chunks below hold only the others (most rows, when a move is blocked).
+    # once, and only the others are put in order and go through the chunks below (most rows,
+    # when a move is blocked, are set aside here).
     move = first_move(form, start, world)
-    far = big.d1[order] > move.free
+    far = big.d1[rows] > move.free
     if far.any():
-        dead = order[far]
+        dead = rows[far]
         known_bad[dead] = True
-        fixed[order[big.d1[order] > move.fixed]] = True
+        fixed[rows[big.d1[rows] > move.fixed]] = True
         if memo is not None and move.code >= 0:
             memo_by[dead] = here[move.code]
         why = f"blocked by {world.describe_index(move.code)}"
         for gj, times in zip(*np.unique(row_gid[dead], return_counts=True), strict=True):
             reasons[int(gj)][why] += int(times)
-        order = order[~far]
-        seq_gid = seq_gid[~far]
-        first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))
+        rows = rows[~far]
+    order = plan.sorted(rows)
+    seq_gid = row_gid[order]
+    first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
+    # (Had the first row in order been one set aside, its exact check would have failed: the
+    # first row left is the one to check.)
+    if k == 1 and not tried_first and len(order) and first_row_legal():
+        return found, rejected
     cands = big.subset(order)
     for lo, hi in _chunks(len(order)):
         part = cands.subset(slice(lo, hi))
