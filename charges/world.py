@@ -68,6 +68,19 @@ def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, flo
     return bounds, parts
 
 
+def _prepare_rectangles(polys: list[BaseGeometry]) -> None:
+    """:func:`_prepared` for many unit rectangles in one pass (the same bounds and pieces):
+    every world of a ruling holds the table's units, and one at a time each costs a few
+    small calls."""
+    todo = [p for p in polys if _PREPARED.get(p) is None]
+    if not todo or not (shapely.get_num_coordinates(todo) == 5).all():
+        return  # nothing to do, or not all closed four-corner rings: one at a time
+    rings = shapely.get_coordinates(todo).reshape(-1, 5, 2)[:, :4]
+    lo, hi = rings.min(axis=1).tolist(), rings.max(axis=1).tolist()
+    for poly, ring, a, b in zip(todo, rings, lo, hi, strict=True):
+        _PREPARED.put(poly, ((a[0], a[1], b[0], b[1]), [ring]))
+
+
 def _table_eps(table: BaseGeometry) -> BaseGeometry:
     """The table grown by EPS_MM (what a move may not leave), prepared."""
     grown = _TABLE_EPS.get(table)
@@ -207,6 +220,8 @@ class World:
                  ignore: frozenset[str] = frozenset(),
                  extra: list[Obstacle] | None = None) -> World:
         obs: list[Obstacle] = []
+        _prepare_rectangles([u.body.polygon for u in scene.units
+                             if u.id != mover.id and u.state != "destroyed"])
         for u in scene.units:
             if u.id == mover.id or u.id in ignore or u.state == "destroyed":
                 continue
