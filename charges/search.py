@@ -629,7 +629,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         cx, cy = pivot[:, 0] + c * dx - sn * dy, pivot[:, 1] + sn * dx + c * dy
         return g.contact.rect_corners(cx, cy, base_deg + ang, w, d)
 
-    def wheel_at(i: np.ndarray, k: float) -> np.ndarray:
+    def wheel_at(i: np.ndarray, ks: tuple[float, ...]) -> np.ndarray:
+        """The rows' charger at each fraction ``ks`` of its wheel, fraction by fraction."""
+        i, k = np.tile(i, len(ks)), np.repeat(ks, len(i))
         shift = np.stack([table.d1[i] * f0x, table.d1[i] * f0y], axis=1)
         piv = np.where((table.theta[i] > 0)[:, None], fl, fr) + shift
         c1 = np.stack([start.x + shift[:, 0], start.y + shift[:, 1]], axis=1)
@@ -638,7 +640,9 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     def pre(i: np.ndarray) -> np.ndarray:
         return g.contact.rect_corners(table.pre[i, 0], table.pre[i, 1], table.pre[i, 2], w, d)
 
-    def align_at(i: np.ndarray, k: float) -> np.ndarray:
+    def align_at(i: np.ndarray, ks: tuple[float, ...]) -> np.ndarray:
+        """The rows' charger at each fraction ``ks`` of its align, fraction by fraction."""
+        i, k = np.tile(i, len(ks)), np.repeat(ks, len(i))
         has = table.family[i] != 0
         pp = np.stack([np.where(has, table.px[i], table.pre[i, 0]),
                        np.where(has, table.py[i], table.pre[i, 1])], axis=1)
@@ -659,24 +663,22 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         overlaps_target[over] = True
     # Each further stage: (make the shapes for rows i, how many shapes per row, is it a
     # straight sweep?, is it the align?). A stage of samples makes every sample of every row
-    # at once, sample by sample (few large calls). Measured on crowded tables: the straight
+    # at once, sample by sample (one large call). Measured on crowded tables: the straight
     # moves reject nearly every blocked path and the wheel and align samples only the few
     # left, so the second forward move goes next, after its end (the contact position)
     # alone, whose small bounding box meets few obstacle pieces.
     stages: list = [(pre, 1, False, False),  # the contact position alone: a small box
-                    (lambda i: (wheel_at(i, 1.0), pre(i)), 1, True, False),
-                    (lambda i: np.concatenate([wheel_at(i, k) for k in WHEEL_SAMPLES]),
-                     len(WHEEL_SAMPLES), False, False)]
+                    (lambda i: (wheel_at(i, (1.0,)), pre(i)), 1, True, False),
+                    (lambda i: wheel_at(i, WHEEL_SAMPLES), len(WHEEL_SAMPLES), False, False)]
     if with_align:
-        stages.append((lambda i: np.concatenate([align_at(i, k) for k in ALIGN_SAMPLES]),
-                       len(ALIGN_SAMPLES), False, True))
+        stages.append((lambda i: align_at(i, ALIGN_SAMPLES), len(ALIGN_SAMPLES), False, True))
     for make, reps, is_sweep, is_align in stages:
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
             break
         shapes = make(idx)
         pts = np.concatenate(shapes, axis=1) if is_sweep else shapes
-        lo, hi = pts.min(axis=1), pts.max(axis=1)
+        lo, hi = g.contact.least(pts, 1), g.contact.greatest(pts, 1)
         inside = (lo[:, 0] >= x0 - e) & (hi[:, 0] <= x1 + e) & (lo[:, 1] >= y0 - e) & \
             (hi[:, 1] <= y1 + e)
         row = np.tile(np.arange(len(idx)), reps)  # each shape's row in idx

@@ -273,7 +273,7 @@ class World:
         if n == 0:
             return out
         e = g.EPS_MM
-        lo, hi = rects.min(axis=1), rects.max(axis=1)
+        lo, hi = g.contact.least(rects, 1), g.contact.greatest(rects, 1)
         tx0, ty0, tx1, ty1 = self.table_bounds
         inside = (lo[:, 0] >= tx0 - e) & (lo[:, 1] >= ty0 - e) & (hi[:, 0] <= tx1 + e) & \
             (hi[:, 1] <= ty1 + e)
