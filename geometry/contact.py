@@ -226,6 +226,13 @@ def greatest(x: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
+def _unit_rows(v: np.ndarray) -> np.ndarray:
+    """``v`` (..., 2) divided by its length, as ``v / np.linalg.norm(v, axis=-1)`` gives it,
+    without a reduction over pairs."""
+    x, y = v[..., 0], v[..., 1]
+    return v / np.sqrt(x * x + y * y)[..., None]
+
+
 def _rect_frames(rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centres (n, 2) and half-edge vectors (n, 2) x 2 of rectangles given by their corners."""
     centre = (rects[:, 0] + rects[:, 2]) * 0.5
@@ -339,7 +346,7 @@ def rect_penetrations(rects: np.ndarray, other: np.ndarray | ConvexSet,
     polys, idx = _polys(other, len(rects))
     c, hu, hv = _rect_frames(rects)
     own = np.stack([hu, hv], axis=1)
-    own /= np.linalg.norm(own, axis=2, keepdims=True)
+    own = _unit_rows(own)
     return _sat_depth(c, None, hu, hv, own, polys, idx if which is None else which, signed)
 
 
@@ -379,7 +386,7 @@ def sweep_penetrations(a: np.ndarray, b: np.ndarray, other: np.ndarray | ConvexS
     still = np.hypot(normal[:, 0], normal[:, 1]) < 1e-12
     normal[still] = hu[still]  # any rectangle axis when not moving
     own = np.stack([hu, hv, normal], axis=1)
-    own /= np.linalg.norm(own, axis=2, keepdims=True)
+    own = _unit_rows(own)
     return _sat_depth(ca, cb, hu, hv, own, polys, idx if which is None else which)
 
 
