@@ -37,15 +37,22 @@ class Declaration:
 
 def _points_along(line: shapely.LineString | shapely.MultiLineString, step: float
                   ) -> np.ndarray:
+    """Points at most ``step`` apart along each part of ``line``, both ends included,
+    interpolated along its vertices (as GEOS's line_interpolate_point, without a geometry per
+    point)."""
     pts = []
     for part in getattr(line, "geoms", [line]):
-        if part.length <= 0:
-            pts.append(np.asarray(part.coords[0]))
+        xy = shapely.get_coordinates(part)
+        seg = np.hypot(*np.diff(xy, axis=0).T)
+        along = np.concatenate([[0.0], np.cumsum(seg)])
+        length = float(along[-1])
+        if length <= 0:
+            pts.append(xy[:1])
             continue
-        n = max(2, math.ceil(part.length / step) + 1)
-        d = np.linspace(0, part.length, n)
-        pts.extend(shapely.get_coordinates(shapely.line_interpolate_point(part, d)))
-    return np.asarray(pts, dtype=float)
+        d = np.linspace(0, length, max(2, math.ceil(length / step) + 1))
+        pts.append(np.stack([np.interp(d, along, xy[:, 0]), np.interp(d, along, xy[:, 1])],
+                            axis=1))
+    return np.concatenate(pts).astype(float)
 
 
 @lru_cache(maxsize=4096)
@@ -98,7 +105,11 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
     # Only what stands between the front facing and the seen part of the target can block.
     ends = np.concatenate([a, b])
     (x0, y0), (x1, y1) = ends.min(axis=0), ends.max(axis=0)
-    between = shapely.MultiPoint(ends).convex_hull
+    # The hull of the lines' ends lies within the hull of the front facing's ends and the
+    # vertices of the part seen, a handful of points.
+    between = shapely.convex_hull(shapely.multipoints(np.concatenate(
+        [np.asarray(charger.body.facings["front"], dtype=float)] +
+        [shapely.get_coordinates(p) for p in b_parts])))
     candidates = [u.body.polygon for u in scene.units
                   if u.id not in (charger.id, target.id) and u.state != "destroyed"]
     candidates += [t.shape for t in scene.terrain if t.opaque]
