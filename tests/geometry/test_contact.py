@@ -175,3 +175,17 @@ def test_contact_distances_match_one_at_a_time(seed: int) -> None:
     want = [contact_distance(coords, f, [tuple(p) for p in o]) for o in obstacles]
     assert got.tolist() == want
     assert 100 < want[0] < 250
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6))
+def test_least_and_greatest_are_min_and_max(seed: int) -> None:
+    """contact.least / greatest (elementwise over a short axis, the separating-axis tests'
+    hot path) give exactly numpy's min / max over that axis, NaN included."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(int(rng.integers(1, 9)), int(rng.integers(1, 7)), 2)) * 1e3
+    if rng.random() < 0.3:
+        x[tuple(rng.integers(0, n) for n in x.shape)] = np.nan
+    for axis in range(3):
+        np.testing.assert_array_equal(g.contact.least(x, axis), x.min(axis=axis))
+        np.testing.assert_array_equal(g.contact.greatest(x, axis), x.max(axis=axis))
