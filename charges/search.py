@@ -358,6 +358,20 @@ def _path_distances(fl0: tuple[float, float], fr0: tuple[float, float], start: g
         return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, det, vx, vy, qx, qy
 
 
+def _forward_solution(start: g.Pose, d1: np.ndarray, d2: np.ndarray, det: np.ndarray,
+                      rx: np.ndarray, ry: np.ndarray) -> tuple[np.ndarray, ...]:
+    """d1, d2 and whether the path exists, from :func:`_path_distances`: with no wheel (a
+    null determinant) a single straight move, possible only if the contact pose (``rx``,
+    ``ry`` from the wheel's end) lies dead ahead; otherwise both distances must be >= 0."""
+    f0x, f0y = start.forward
+    straight = np.abs(det) <= 1e-12
+    d1 = np.where(straight, rx * f0x + ry * f0y, d1)
+    d2 = np.where(straight, 0.0, d2)
+    ok = np.where(straight, np.abs(rx * f0y - ry * f0x) <= 1e-6, True) & (d1 >= -1e-6) & \
+        (d2 >= -1e-6)
+    return d1, d2, ok
+
+
 _SLOT_FAMILY = np.array([0, 1, 2, 3, 3])  # family of each slot (see candidate_table)
 
 
@@ -371,7 +385,6 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     (offset, angle) pair instead of only those whose forward distances can be >= 0 (the same
     table, slower: for tests)."""
     offs = [offsets] if isinstance(offsets, float | int) else list(offsets)
-    f0x, f0y = start.forward
     corners0 = g.corners(form, start)
     fl0, fr0 = corners0["front_left"], corners0["front_right"]
     base = g.normalize_deg(frame.facing_deg - start.facing)
@@ -394,8 +407,8 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     slot_px = np.full((5, n_off), math.nan)  # each slot's align pivot per offset
     slot_py = np.full((5, n_off), math.nan)
 
-    def add_rows(slot: int, fam: int, rows: np.ndarray, px: np.ndarray, py: np.ndarray,
-                 sel: np.ndarray, al: np.ndarray, th: np.ndarray) -> None:
+    def add_rows(slot: int, rows: np.ndarray, px: np.ndarray, py: np.ndarray,
+                 sel: np.ndarray) -> None:
         """The (offset, angle) pairs where ``rows`` (n_off, len(th)) holds become rows."""
         chosen[:, slot, sel] = rows
         slot_px[slot], slot_py[slot] = px, py
@@ -416,8 +429,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                         np.array([d1 + d2]),
                         np.array([math.hypot(final.x - start.x, final.y - start.y)])))
         else:
-            add_rows(0, 0, np.ones((n_off, 1), dtype=bool), nan, nan,
-                     np.full(1, len(thetas)), np.zeros(1), np.array([base]))
+            add_rows(0, np.ones((n_off, 1), dtype=bool), nan, nan, np.full(1, len(thetas)))
     # Angled arrivals. The part of the charger's front beside the pivot must come down onto
     # the facing, not swing into the target: about its left corner (or the facing's low end)
     # the align turns counter-clockwise (alpha > 0), about its right corner (or the facing's
@@ -445,10 +457,9 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
         if not valid.any() or len(th) == 0:
             continue
         if only is not None:  # one offset and pivot: nothing worth selecting
-            add_rows(slot, fam, np.broadcast_to(valid[:, None], (n_off, len(th))), px, py, sel,
-                     al, th)
+            add_rows(slot, np.broadcast_to(valid[:, None], (n_off, len(th))), px, py, sel)
             continue
-        probing.append((slot, fam, valid, px, py, sel, al, th))
+        probing.append((slot, valid, px, py, sel, al, th))
     # For one wheel angle both forward distances are affine in the offset (the pivot and the
     # end pose move along the facing line), so two probes (offsets 0 and 1) give every
     # offset's signs: only the (offset, angle) pairs that can have both distances >= 0 become
@@ -456,7 +467,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
     # probes are solved in one call.
     if probing:
         ins: list[list[np.ndarray]] = [[] for _ in range(6)]
-        for slot, _, _, _, _, _, al, th in probing:
+        for slot, _, _, _, _, al, th in probing:
             nt = len(th)
             tps = [{1: s0, 2: s0 + w, 3: 0.0, 4: L}[slot] for s0 in (0.0, 1.0)]
             for k, col in enumerate((
@@ -469,7 +480,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                                              *(np.concatenate(col) for col in ins))
         at = 0
         sv = s_arr[:, None]
-        for slot, fam, valid, px, py, sel, al, th in probing:
+        for slot, valid, px, py, sel, _, th in probing:
             nt = len(th)
             a1, a2, det = p1[at:at + nt], p2[at:at + nt], pdet[at:at + nt]
             e1, e2 = p1[at + nt:at + 2 * nt], p2[at + nt:at + 2 * nt]
@@ -479,7 +490,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
                     (a2 + (e2 - a2) * sv >= -1e-3)
             straight = ~(np.abs(det) > 1e-9)  # also nan: leave those to the exact test
             possible[:, straight | (not select_rows)] = valid[:, None]
-            add_rows(slot, fam, possible, px, py, sel, al, th)
+            add_rows(slot, possible, px, py, sel)
     tables = extra
     # In the order above: offset, then slot, then angle (one flat pass is the cheapest).
     oi, rest = np.divmod(np.flatnonzero(chosen), chosen.shape[1] * chosen.shape[2])
@@ -499,11 +510,7 @@ def candidate_table(form: g.Formation, start: g.Pose, frame: FacingFrame,
             fl0, fr0, start, np.where(flush, c["fx"], c["px"]),
             np.where(flush, c["fy"], c["py"]), c["fx"], c["fy"], c["al"], th, terms)
         # No wheel: a single straight move, possible only if the contact pose lies dead ahead.
-        straight = np.abs(det) <= 1e-12
-        lateral = rx * f0y - ry * f0x
-        d1 = np.where(straight, rx * f0x + ry * f0y, d1)
-        d2 = np.where(straight, 0.0, d2)
-        ok = np.where(straight, np.abs(lateral) <= 1e-6, True) & (d1 >= -1e-6) & (d2 >= -1e-6)
+        d1, d2, ok = _forward_solution(start, d1, d2, det, rx, ry)
         if ok.any():
             d1, d2 = np.maximum(d1[ok], 0.0), np.maximum(d2[ok], 0.0)
             th = th[ok]
@@ -617,7 +624,6 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     f0x, f0y = start.forward
     c0 = g.corners(form, start)
     fl, fr = np.asarray(c0["front_left"]), np.asarray(c0["front_right"])
-    x0, y0, x1, y1 = world.table_bounds
     e = EPS
     parts = world.parts
 
@@ -679,8 +685,7 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
         shapes = make(idx)
         pts = np.concatenate(shapes, axis=1) if is_sweep else shapes
         lo, hi = g.contact.least(pts, 1), g.contact.greatest(pts, 1)
-        inside = (lo[:, 0] >= x0 - e) & (hi[:, 0] <= x1 + e) & (lo[:, 1] >= y0 - e) & \
-            (hi[:, 1] <= y1 + e)
+        inside = world.on_table(lo, hi)
         row = np.tile(np.arange(len(idx)), reps)  # each shape's row in idx
         # Every (shape, obstacle piece) pair whose boxes meet, tested in one vectorised pass.
         near = boxes_meet(lo, hi, parts.bounds, e) & inside[:, None]
@@ -1328,12 +1333,8 @@ def _fine_shortest(form: g.Formation, start: g.Pose, frame: FacingFrame,
     c0 = g.corners(form, start)
     d1, d2, det, rx, ry, *_ = _path_distances(c0["front_left"], c0["front_right"], start, px, py,
                                           fx, fy, al, th)
-    f0x, f0y = start.forward
-    straight = np.abs(det) <= 1e-12
-    d1 = np.where(straight, rx * f0x + ry * f0y, d1)
-    d2 = np.where(straight, 0.0, d2)
-    ok = (np.abs(th) <= 90) & (d1 >= -1e-6) & (d2 >= -1e-6) & \
-        np.where(straight, np.abs(rx * f0y - ry * f0x) <= 1e-6, True)
+    d1, d2, ok = _forward_solution(start, d1, d2, det, rx, ry)
+    ok &= np.abs(th) <= 90
     length = np.maximum(d1, 0.0) + np.maximum(d2, 0.0) + form.width * np.radians(np.abs(th))
     out[angled] = np.where(ok, length, math.inf).min(axis=1)
     return out

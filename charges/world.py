@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import shapely
@@ -20,6 +20,9 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 import geometry as g
+
+if TYPE_CHECKING:
+    from .search import FirstMove
 
 Kind = Literal["enemy", "friend", "terrain", "target"]
 
@@ -212,8 +215,8 @@ class World:
         self.table_bounds: tuple[float, float, float, float] = table.bounds
         self.table_eps = table_eps if table_eps is not None else _table_eps(table)
         self.obstacles = obstacles
-        #: The first pass's closed-form reach straight ahead, per start (search.path_prefilter).
-        self.reach_memo: dict[tuple[float, ...], Any] = {}
+        #: The first forward move's closed-form reach, per start (search.first_move).
+        self.reach_memo: dict[tuple[float, ...], FirstMove] = {}
 
     @classmethod
     def for_unit(cls, scene: g.Scene, mover: g.Unit, target: str | None = None,
@@ -261,6 +264,14 @@ class World:
             near &= ~is_target
         return not near.any()
 
+    def on_table(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Whether each box (``lo``, ``hi`` corners, (n, 2) each) lies on the table, within
+        EPS_MM of its edge: a shape whose box does never leaves it."""
+        e = g.EPS_MM
+        tx0, ty0, tx1, ty1 = self.table_bounds
+        return (lo[:, 0] >= tx0 - e) & (lo[:, 1] >= ty0 - e) & (hi[:, 0] <= tx1 + e) & \
+            (hi[:, 1] <= ty1 + e)
+
     def footprints(self, rects: np.ndarray, ignore_target: bool = False) -> np.ndarray:
         """What blocks each footprint (n, 4, 2) by :meth:`blocked`'s rules, vectorised: CLEAR,
         TABLE or the index of an obstacle. Clear by boxes, as :meth:`box_clear` (with
@@ -274,9 +285,7 @@ class World:
             return out
         e = g.EPS_MM
         lo, hi = g.contact.least(rects, 1), g.contact.greatest(rects, 1)
-        tx0, ty0, tx1, ty1 = self.table_bounds
-        inside = (lo[:, 0] >= tx0 - e) & (lo[:, 1] >= ty0 - e) & (hi[:, 0] <= tx1 + e) & \
-            (hi[:, 1] <= ty1 + e)
+        inside = self.on_table(lo, hi)
         b, is_target = self._boxes
         near = boxes_meet(lo, hi, b, e)
         if ignore_target:

@@ -206,24 +206,25 @@ def _corner_models(a: Body, b: Body, eps: float) -> ModelContacts:
     return ModelContacts(frozenset(am), frozenset(bm))
 
 
-def least(x: np.ndarray, axis: int) -> np.ndarray:
-    """``x.min(axis)`` for a short ``axis`` (a shape's corners or axes), the same values: one
-    elementwise minimum per entry instead of a reduction, whose inner loop numpy runs once per
-    handful of numbers (most of the cost of the vectorised tests)."""
+def _fold(op: np.ufunc, x: np.ndarray, axis: int) -> np.ndarray:
+    """``op.reduce(x, axis)`` for a short ``axis`` (a shape's corners or axes), the same
+    values: one elementwise ``op`` per entry instead of a reduction, whose inner loop numpy
+    runs once per handful of numbers (most of the cost of the vectorised tests)."""
     x = np.moveaxis(x, axis, 0)
     out = x[0]
     for part in x[1:]:
-        out = np.minimum(out, part)
+        out = op(out, part)
     return out
+
+
+def least(x: np.ndarray, axis: int) -> np.ndarray:
+    """``x.min(axis)`` for a short ``axis`` (:func:`_fold`)."""
+    return _fold(np.minimum, x, axis)
 
 
 def greatest(x: np.ndarray, axis: int) -> np.ndarray:
-    """``x.max(axis)`` for a short ``axis``, as :func:`least`."""
-    x = np.moveaxis(x, axis, 0)
-    out = x[0]
-    for part in x[1:]:
-        out = np.maximum(out, part)
-    return out
+    """``x.max(axis)`` for a short ``axis`` (:func:`_fold`)."""
+    return _fold(np.maximum, x, axis)
 
 
 def _unit_rows(v: np.ndarray) -> np.ndarray:
