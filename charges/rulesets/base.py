@@ -1,9 +1,5 @@
-"""Rulesets: data and small strategy hooks over one engine (DESIGN.md, Rulesets; RULES.md 9).
-
-Adding a ruleset means adding an entry here; no ``if ruleset == ...`` lives elsewhere.
-Only ``t9a-1`` (the seed's rules, RULES.md 1-8) is implemented; the other presets of RULES.md 9
-are listed so that asking for them gives a clear error rather than a wrong ruling.
-"""
+"""The base of a charge ruleset: its data and hooks, whose defaults are t9a-1's (DESIGN.md,
+Rulesets; RULES-editions.md 6)."""
 
 from __future__ import annotations
 
@@ -11,8 +7,7 @@ from dataclasses import dataclass
 
 import geometry as g
 
-from .dice import BEST_TWO_OF_THREE, TWO_D6, DiceRule
-from .errors import RequestError
+from ..dice import BEST_TWO_OF_THREE, TWO_D6, DiceRule
 
 
 @dataclass(frozen=True)
@@ -21,6 +16,8 @@ class Ruleset:
     title: str
     #: Priority names in order (RULES.md 4, seed figure 6).
     priorities: tuple[str, ...]
+    #: Which registry this ruleset belongs to: ``charge`` (miniatures) or ``hex``.
+    kind: str = "charge"
 
     def dice(self, swiftstride: bool) -> DiceRule:
         """RULES.md 3: 2D6, or the best two of 3D6 with Swiftstride."""
@@ -52,22 +49,3 @@ class Ruleset:
         """RULES.md 6: the highest single die of the charge roll."""
         return float(max(dice))
 
-
-T9A_1 = Ruleset(
-    "t9a-1", "The 9th Age 1.x (seed rules)",
-    ("other_enemies", "target_turned", "chargers_in_contact", "models_in_contact"),
-)
-
-RULESETS: dict[str, Ruleset] = {"t9a-1": T9A_1}
-PLANNED = ("t9a-2", "t9a-3", "tow", "whfb8")
-
-
-def get_ruleset(name: object) -> Ruleset:
-    if not isinstance(name, str):
-        raise RequestError("ruleset: must be a string such as 't9a-1'")
-    if name in RULESETS:
-        return RULESETS[name]
-    if name in PLANNED:
-        raise RequestError(f"ruleset: '{name}' is not implemented yet; available: "
-                           f"{', '.join(RULESETS)}")
-    raise RequestError(f"ruleset: unknown ruleset '{name}'; available: {', '.join(RULESETS)}")
