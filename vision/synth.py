@@ -29,14 +29,33 @@ from geometry.formation import corners
 
 from .camera import DEFAULT_FOV_DEG, Camera, Intrinsics
 from .markers import MarkerSet, UnitMarker, load_markers
+from .synth_canvas import Canvas
+from .synth_look import (
+    Look,
+    find_look,
+    look_rng,
+    motion_kernel,
+    noise_field,
+    shadow_shift,
+    speculars,
+    tufts,
+)
+from .synth_tables import TRAY_TYPES, border_markers, random_table
+from .synth_trays import (
+    base_polys,
+    draw_minis,
+    magnet_polys,
+    marker_bits,
+    marker_quads,
+    sticker_half,
+    tray_polys,
+    tray_shadow,
+)
 
-RIM_MM = 3.0  # width of the dark rim on top of a tray
-MAT_BGR = (58, 104, 74)
-RIM_BGR = (28, 27, 30)
-SIDE_BGR = (22, 21, 24)
-TOP_BGR = (70, 118, 140)
+__all__ = ["Shot", "Rendered", "render", "render_plane", "look_at_camera", "random_table",
+           "border_markers", "TRAY_TYPES"]
+
 FLOOR_BGR = (40, 48, 58)
-
 
 @dataclass(frozen=True)
 class Shot:
@@ -55,6 +74,7 @@ class Shot:
     jpeg_quality: int | None = 95
     miniatures: bool = True
     seed: int = 0
+    look: str = "classic"  # the appearance (vision.synth_look.LOOKS): "classic" or "club"
 
     @classmethod
     def degraded(cls, **kw: Any) -> Shot:
@@ -111,207 +131,30 @@ def look_at_camera(table_w: float, table_d: float, shot: Shot) -> Camera:
 
 # --------------------------------------------------------------------------------- texture
 
-def _noise_field(rng: np.random.Generator, w: int, h: int, cell: float) -> np.ndarray:
-    """Smooth noise in [-1, 1] with features about ``cell`` pixels wide."""
-    gw, gh = max(2, int(w / cell) + 2), max(2, int(h / cell) + 2)
-    g = rng.uniform(-1, 1, (gh, gw)).astype(np.float32)
-    return cv2.resize(g, (w, h), interpolation=cv2.INTER_CUBIC)
-
-
-def _mat_texture(rng: np.random.Generator, scene: Any, px_per_mm: float) -> np.ndarray:
-    """The mat seen from above at ``px_per_mm``: felt colour, blotches, grain, terrain."""
+def _mat_texture(rng: np.random.Generator, scene: Any, px_per_mm: float, look: Look,
+                 fx: np.random.Generator) -> np.ndarray:
+    """The mat seen from above at ``px_per_mm``: felt colour, blotches, grain, terrain (and
+    the appearance's tufts and stones)."""
     W = int(math.ceil(scene.table.width_mm * px_per_mm))
     H = int(math.ceil(scene.table.depth_mm * px_per_mm))
     tex = np.empty((H, W, 3), np.float32)
-    tex[:] = MAT_BGR
-    blot = _noise_field(rng, W, H, 60 * px_per_mm) * 14 + _noise_field(rng, W, H, 8 * px_per_mm) * 8
+    tex[:] = look.mats[0] if len(look.mats) == 1 else look.mats[fx.integers(len(look.mats))]
+    blot = (noise_field(rng, W, H, 60 * px_per_mm) * look.mat_blotch
+            + noise_field(rng, W, H, 8 * px_per_mm) * 8)
     tex += blot[..., None] * np.array([0.8, 1.0, 0.9], np.float32)
     grain = rng.normal(0, 6, (H, W)).astype(np.float32)
     tex += cv2.GaussianBlur(grain, (0, 0), 0.7)[..., None]
+    if look.tufts > 0:
+        tufts(look, fx, tex, px_per_mm)
     for t in scene.terrain:
         pts = (np.array(t.polygon) * px_per_mm * 16).astype(np.int32)
         mask = np.zeros((H, W), np.uint8)
         cv2.fillPoly(mask, [pts], 255, cv2.LINE_AA, 4)
         colour = np.array((110, 112, 118) if t.impassable else (40, 80, 50), np.float32)
-        patch = colour + _noise_field(rng, W, H, 5 * px_per_mm)[..., None] * 25
+        patch = colour + noise_field(rng, W, H, 5 * px_per_mm)[..., None] * 25
         a = (mask.astype(np.float32) / 255)[..., None]
         tex = tex * (1 - a) + patch * a
     return np.clip(tex, 0, 255)
-
-
-# ----------------------------------------------------------------------------------- trays
-
-def _marker_bits(markers: MarkerSet, marker_id: int) -> np.ndarray:
-    """The marker's cells including its black border (6x6 for a 4x4 dictionary), 1 = white."""
-    n = markers.aruco_dictionary.markerSize + 2
-    img = cv2.aruco.generateImageMarker(markers.aruco_dictionary, marker_id, n, borderBits=1)
-    return (img > 127).astype(np.uint8)
-
-
-def _marker_quads(bits: np.ndarray, centre: tuple[float, float], facing: float,
-                  size: float) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
-    """Table-frame quads of a marker sticker: white quiet zone, black square, white cells."""
-    n = bits.shape[0]
-    cell = size / n
-    pose = Pose(centre[0], centre[1], facing)
-
-    def quad(u0: float, u1: float, v0: float, v1: float) -> np.ndarray:
-        return np.array([pose.to_world(u0, v0), pose.to_world(u1, v0), pose.to_world(u1, v1),
-                         pose.to_world(u0, v1)])
-
-    h = size / 2
-    q = cell  # quiet zone: one cell of white round the marker
-    out = [(quad(-h - q, h + q, -h - q, h + q), (235, 238, 240)),
-           (quad(-h, h, -h, h), (18, 18, 20))]
-    for r in range(n):  # row 0 is the marker's top edge, towards the unit's front
-        for c in range(n):
-            if bits[r, c]:
-                out.append((quad(-h + c * cell, -h + (c + 1) * cell, h - (r + 1) * cell,
-                                 h - r * cell), (235, 238, 240)))
-    return out
-
-
-class _Canvas:
-    """Float image in ideal pixels (a margin wider than the photo when the lens distorts)."""
-
-    def __init__(self, camera: Camera, pad: int):
-        intr = camera.intr
-        K = intr.K.copy()
-        K[0, 2] += pad
-        K[1, 2] += pad
-        self.cam = Camera(Intrinsics(K, np.zeros(5), (intr.size[0] + 2 * pad,
-                                                       intr.size[1] + 2 * pad)),
-                          camera.R, camera.t)
-        self.w, self.h = self.cam.intr.size
-        self.img = np.zeros((self.h, self.w, 3), np.float32)
-
-    def px(self, pts3: np.ndarray) -> np.ndarray:
-        return self.cam.project(pts3, distort=False)
-
-    def draw_polys(self, polys: list[tuple[np.ndarray, tuple[int, int, int]]]) -> None:
-        """Draw convex ideal-pixel polygons, in order, with exact-area anti-aliasing: each
-        pixel's coverage is counted on an SS x SS grid of sample points (cv2.fillPoly's rule
-        grows shapes by half a pixel, which would bias every edge the detector measures)."""
-        for pts, colour in polys:
-            x0 = max(int(math.floor(pts[:, 0].min())) - 1, 0)
-            y0 = max(int(math.floor(pts[:, 1].min())) - 1, 0)
-            x1 = min(int(math.ceil(pts[:, 0].max())) + 2, self.w)
-            y1 = min(int(math.ceil(pts[:, 1].max())) + 2, self.h)
-            if x1 <= x0 or y1 <= y0:
-                continue
-            a = _coverage(pts, x0, y0, x1 - x0, y1 - y0)
-            roi = self.img[y0:y1, x0:x1]
-            roi += (np.asarray(colour, np.float32) - roi) * a[..., None]
-
-
-# Sixteen sample points per pixel in an n-rooks pattern: every sample has its own row and
-# column, so an edge parallel to the pixel grid is resolved to 1/16 pixel, not 1/4.
-_ROOKS = [((k + 0.5) / 16 - 0.5, ((k * 5) % 16 + 0.5) / 16 - 0.5) for k in range(16)]
-
-
-def _coverage(pts: np.ndarray, x0: int, y0: int, bw: int, bh: int) -> np.ndarray:
-    """Fraction of each pixel (centres at integer coordinates) inside a convex polygon."""
-    p = np.asarray(pts, np.float64)
-    area2 = np.sum(p[:, 0] * np.roll(p[:, 1], -1) - np.roll(p[:, 0], -1) * p[:, 1])
-    sign = 1.0 if area2 > 0 else -1.0
-    xs = (x0 + np.arange(bw, dtype=np.float64))[None, :]
-    ys = (y0 + np.arange(bh, dtype=np.float64))[:, None]
-    # Signed distance-like value of every pixel centre to every edge, then shifted per sample.
-    edges = []
-    for i in range(len(p)):
-        ax, ay = p[i]
-        bx, by = p[(i + 1) % len(p)]
-        ex, ey = (bx - ax) * sign, (by - ay) * sign
-        base = (ex * (ys - ay) - ey * (xs - ax)).astype(np.float32)
-        edges.append((base, float(ex), float(ey)))
-    cov = np.zeros((bh, bw), np.float32)
-    for dx, dy in _ROOKS:
-        inside = np.ones((bh, bw), bool)
-        for base, ex, ey in edges:
-            inside &= base >= (ey * dx - ex * dy)
-        cov += inside
-    return cov / len(_ROOKS)
-
-
-def _tray_polys(cv: _Canvas, u: UnitMarker, pose: Pose, bits: np.ndarray,
-                ) -> tuple[list, list]:
-    """Ideal-pixel polygons of a tray (side faces, rimmed top) and of its marker sticker."""
-    form = load_scene({"units": [_unit_json(u, pose)]}).units[0].formation
-    c = corners(form, pose)
-    ring = [c["front_left"], c["front_right"], c["rear_right"], c["rear_left"]]
-    h = u.height_mm
-    centre = cv.cam.centre
-    tray: list = []
-    for i in range(4):
-        a, b = np.array(ring[i]), np.array(ring[(i + 1) % 4])
-        mid = (a + b) / 2
-        normal = np.array([-(b[1] - a[1]), b[0] - a[0]])  # outward for a clockwise ring
-        if np.dot(normal, centre[:2] - mid) <= 0:
-            continue
-        face = np.array([[*a, 0], [*b, 0], [*b, h], [*a, h]])
-        shade = 0.8 + 0.4 * abs(normal[0]) / (np.linalg.norm(normal) + 1e-9)
-        tray.append((cv.px(face), tuple(int(s * shade) for s in SIDE_BGR)))
-    top = np.array([[*p, h] for p in ring])
-    tray.append((cv.px(top), RIM_BGR))
-    w, d = form.width / 2 - RIM_MM, form.depth / 2 - RIM_MM
-    inner = np.array([[*pose.to_world(uu, vv), h] for uu, vv in
-                      ((-w, d), (w, d), (w, -d), (-w, -d))])
-    tray.append((cv.px(inner), TOP_BGR))
-    m_centre = pose.to_world(*u.marker_offset_mm)
-    sticker = [(cv.px(np.c_[q, np.full(4, h)]), col)
-               for q, col in _marker_quads(bits, m_centre, pose.facing, u.marker_size_mm)]
-    return tray, sticker
-
-
-def _unit_json(u: UnitMarker, pose: Pose) -> dict[str, Any]:
-    return {**u.scene_fields(), "x": pose.x, "y": pose.y, "facing": pose.facing}
-
-
-def _draw_minis(cv: _Canvas, rng: np.random.Generator, u: UnitMarker, pose: Pose,
-                side_colour: tuple[int, int, int]) -> None:
-    """Miniatures on the bases: stacked discs (body, shoulders, head) and a spear, standing up to
-    ~1.4x the base width, leaning out over the tray edge now and then; none on the sticker."""
-    unit = load_scene({"units": [_unit_json(u, pose)]}).units[0]
-    form = unit.formation
-    sticker_half = u.marker_size_mm / 2 * (1 + 2 / 6) + 2.0
-    mo = np.array(u.marker_offset_mm)
-    h = u.height_mm
-    centre = cv.cam.centre
-    for rank, file in form.model_slots():
-        u0, u1, v0, v1 = form.base_local(rank, file)
-        # Keep models clear of the sticker (by base footprint).
-        if (u1 > mo[0] - sticker_half and u0 < mo[0] + sticker_half
-                and v1 > mo[1] - sticker_half and v0 < mo[1] + sticker_half):
-            continue
-        bw, bd = u1 - u0, v1 - v0
-        r = 0.36 * min(bw, bd)
-        lu = (u0 + u1) / 2 + rng.uniform(-0.12, 0.12) * bw
-        lv = (v0 + v1) / 2 + rng.uniform(-0.12, 0.12) * bd
-        if file in (0, form.files - 1) and rng.random() < 0.5:  # lean out over the edge
-            lu += (-1 if file == 0 else 1) * rng.uniform(0.1, 0.3) * bw
-        x, y = pose.to_world(lu, lv)
-        tall = min(bw, bd) * rng.uniform(1.1, 1.5)
-        base_col = np.array(side_colour, float) * rng.uniform(0.7, 1.1)
-        steps = 6
-        for k in range(steps + 1):
-            z = h + tall * k / steps
-            rad = r * (1.0 - 0.35 * k / steps)
-            p = cv.px(np.array([[x, y, z]]))[0]
-            depth = cv.cam.depth(np.array([[x, y, z]]))[0]
-            rpx = rad * cv.cam.intr.f / depth
-            col = (base_col * (0.7 + 0.5 * k / steps)).clip(0, 255)
-            if k == steps:
-                col = np.array((120, 150, 200), float)  # a face
-            cv2.circle(cv.img, (int(round(p[0] * 16)), int(round(p[1] * 16))),
-                       max(1, int(round(rpx * 16))), tuple(float(v) for v in col), -1,
-                       cv2.LINE_AA, 4)
-        if rng.random() < 0.4:  # a spear
-            top = np.array([[x + rng.uniform(-3, 3), y + rng.uniform(-3, 3), h + tall * 1.6]])
-            a, b = cv.px(np.array([[x, y, h + tall * 0.3]]))[0], cv.px(top)[0]
-            cv2.line(cv.img, (int(a[0] * 16), int(a[1] * 16)), (int(b[0] * 16), int(b[1] * 16)),
-                     (60, 90, 120), max(1, int(cv.cam.intr.f / 2000)), cv2.LINE_AA, 4)
-    del centre
-
 
 # ---------------------------------------------------------------------------------- render
 
@@ -343,21 +186,13 @@ def _apply_distortion(img: np.ndarray, camera: Camera, pad: int) -> np.ndarray:
     return cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
-def render(scene: dict[str, Any], markers: dict[str, Any], shot: Shot = Shot()) -> Rendered:
-    """Photo of ``scene`` with the trays carrying the markers of ``markers`` (matched by unit
-    id). Returns the image (BGR uint8) with the truth: the scene and the camera."""
-    sc = load_scene(scene)
-    ms = load_markers(markers)
-    rng = np.random.default_rng(shot.seed)
-    camera = look_at_camera(sc.table.width_mm, sc.table.depth_mm, shot)
-    pad = _distortion_pad(camera)
-    cv = _Canvas(camera, pad)
-
-    # Mat: a top-down texture at the finest scale the photo shows, warped into the frame.
+def _draw_mat(cv: Canvas, rng: np.random.Generator, sc: Any, look: Look,
+              fx: np.random.Generator) -> None:
+    """A top-down mat texture at the finest scale the photo shows, warped into the frame."""
     near = np.array([[sc.table.width_mm / 2, 0, 0]])
     ppm = cv.cam.intr.f / max(cv.cam.depth(near)[0], 1.0)
     ppm = float(min(max(ppm * 1.2, 0.5), 3.0))
-    tex = _mat_texture(rng, sc, ppm)
+    tex = _mat_texture(rng, sc, ppm, look, fx)
     S = np.diag([ppm, ppm, 1.0])
     S[:2, 2] = -0.5 + 0.5 * ppm  # texture pixel centres sit at (i + 0.5) / ppm mm
     Hm = cv.cam.plane_homography(0.0) @ np.linalg.inv(S)
@@ -366,42 +201,129 @@ def render(scene: dict[str, Any], markers: dict[str, Any], shot: Shot = Shot()) 
                               borderMode=cv2.BORDER_CONSTANT, borderValue=(-1, -1, -1))
     inside = mat[..., 0] >= 0
     cv.img[inside] = mat[inside]
-    del tex, mat
 
-    # Table markers: flat stickers on the mat.
+
+def _quiet_zones(cv: Canvas, ms: MarkerSet, placed: list[tuple[UnitMarker, Any]],
+                 ) -> list[np.ndarray]:
+    """Ideal-pixel outlines of every marker with its one-cell quiet zone (what no model may
+    hide)."""
+    out = []
     for m in ms.table.markers:
-        bits = _marker_bits(ms, m.id)
-        quads = _marker_quads(bits, (m.x, m.y), 90.0, m.size_mm)
-        cv.draw_polys([(cv.px(np.c_[q, np.zeros(4)]), col) for q, col in quads])
+        h = m.size_mm / 2 * (1 + 2 / 6)
+        out.append(cv.px(np.array([[m.x - h, m.y - h, 0], [m.x + h, m.y - h, 0],
+                                   [m.x + h, m.y + h, 0], [m.x - h, m.y + h, 0]])))
+    for um, su in placed:
+        h = um.marker_size_mm / 2 * (1 + 2 / 6)
+        p = Pose(*su.pose.to_world(*um.marker_offset_mm), su.pose.facing)
+        out.append(cv.px(np.array([[*p.to_world(a, b), um.height_mm] for a, b in
+                                   ((-h, -h), (h, -h), (h, h), (-h, h))])))
+    return out
 
-    # Trays far to near (painter's order), miniatures after their tray, stickers last.
+
+def _draw_trays(cv: Canvas, rng: np.random.Generator, ms: MarkerSet, sc: Any, look: Look,
+                fx: np.random.Generator, minis: bool) -> dict[str, dict[str, Any]]:
+    """Every tray far to near (painter's order) with its models (``minis``); returns the
+    truth."""
     by_id = {u.id: u for u in ms.units}
     placed = [(by_id[u.id], u) for u in sc.units if u.id in by_id]
     placed.sort(key=lambda p: -cv.cam.depth(np.array([[p[1].x, p[1].y, 0.0]]))[0])
+    shadow = None
+    if look.shadow is not None:
+        shift = shadow_shift(look, float(fx.uniform(0, 360)))
+        shadow = (shift, look.shadow[1])
+        cv.darken_polys([tray_shadow(cv, um, su.pose, shift) for um, su in placed],
+                        look.shadow[1])
+    keep_clear = _quiet_zones(cv, ms, placed) if look.minis_on_sticker else None
     stickers = []
     truth: dict[str, dict[str, Any]] = {}
-    side_colours = {}
+    side_colours: dict[str, tuple[int, int, int]] = {}
     for um, su in placed:
         pose = su.pose
-        bits = _marker_bits(ms, um.marker)
-        tray, sticker = _tray_polys(cv, um, pose, bits)
-        cv.draw_polys(tray)
-        if shot.miniatures:
-            named = {"red": (50, 50, 170), "blue": (170, 90, 40)}
-            colour = side_colours.setdefault(
-                su.side, named.get(su.side, [(60, 150, 60), (150, 60, 150)][
-                    len(side_colours) % 2]))
-            _draw_minis(cv, rng, um, pose, colour)
-        stickers.append(sticker)
+        material = look.trays[fx.integers(len(look.trays))] if len(look.trays) > 1 \
+            else look.trays[0]
+        top = look.tops[fx.integers(len(look.tops))] if len(look.tops) > 1 else look.tops[0]
+        faces, inside, sticker = tray_polys(cv, look, um, pose, marker_bits(ms, um.marker),
+                                            material, top)
+        cv.draw_polys(faces)
+        cv.draw_polys(inside, grain=(fx, look.flock) if look.flock > 0 else None)
+        named = {"red": (50, 50, 170), "blue": (170, 90, 40)}
+        colour = side_colours.setdefault(
+            su.side, named.get(su.side, [(60, 150, 60), (150, 60, 150)][
+                len(side_colours) % 2]))
+        if look.minis_on_sticker:
+            slots = su.formation.model_slots()
+            half = sticker_half(look, um)
+            mo = np.array(um.marker_offset_mm)
+            free = []
+            for rank, file in slots:
+                u0, u1, v0, v1 = su.formation.base_local(rank, file)
+                if not (u1 > mo[0] - half and u0 < mo[0] + half
+                        and v1 > mo[1] - half and v0 < mo[1] + half):
+                    free.append((rank, file))
+            if look.bases:
+                cv.draw_polys(base_polys(cv, um, pose, free))
+            if look.magnets:
+                cv.draw_polys(magnet_polys(cv, um, pose,
+                                           [s for s in slots if s not in free], look))
+            cv.draw_groups(sticker)
+            if minis:
+                draw_minis(cv, rng, look, um, pose, colour, keep_clear, shadow)
+        else:
+            if minis:
+                draw_minis(cv, rng, look, um, pose, colour)
+            stickers.append(sticker)
         truth[su.id] = {"x": pose.x, "y": pose.y, "facing": pose.facing,
                         "corners": {k: list(v) for k, v in corners(su.formation, pose).items()}}
     for sticker in stickers:
-        cv.draw_polys(sticker)
+        cv.draw_groups(sticker)
+    return truth
+
+
+def _glare(cv: Canvas, ms: MarkerSet, sc: Any, look: Look, fx: np.random.Generator) -> None:
+    """Specular highlights on the glossy print of some markers (added to the ideal image)."""
+    by_id = {u.id: u for u in ms.units}
+    spots = [(np.array([m.x, m.y, 0.0]), m.size_mm) for m in ms.table.markers]
+    for su in sc.units:
+        if su.id in by_id:
+            um = by_id[su.id]
+            spots.append((np.array([*su.pose.to_world(*um.marker_offset_mm), um.height_mm]),
+                          um.marker_size_mm))
+    centres = []
+    for p, size in spots:
+        c = cv.px(p[None])[0]
+        side = size * cv.cam.intr.f / cv.cam.depth(p[None])[0]
+        centres.append((float(c[0]), float(c[1]), float(side)))
+    cv.img += speculars(fx, look, (cv.h, cv.w), centres)[..., None]
+
+
+def render(scene: dict[str, Any], markers: dict[str, Any], shot: Shot = Shot()) -> Rendered:
+    """Photo of ``scene`` with the trays carrying the markers of ``markers`` (matched by unit
+    id), in the appearance ``shot.look`` (:mod:`vision.synth_look`). Returns the image (BGR
+    uint8) with the truth: the scene and the camera."""
+    sc = load_scene(scene)
+    ms = load_markers(markers)
+    look = find_look(shot.look)
+    rng = np.random.default_rng(shot.seed)
+    fx = look_rng(shot.seed)
+    camera = look_at_camera(sc.table.width_mm, sc.table.depth_mm, shot)
+    pad = _distortion_pad(camera)
+    cv = Canvas(camera, pad)
+    _draw_mat(cv, rng, sc, look, fx)
+
+    # Table markers: flat (or slightly curled) paper on the mat.
+    for m in ms.table.markers:
+        curl = float(fx.uniform(*look.curl_mm)) if look.curl_mm[1] > 0 else 0.0
+        groups = marker_quads(marker_bits(ms, m.id), (m.x, m.y), 90.0, m.size_mm,
+                              look.sticker_margin_mm, look.paper_bgr, curl_mm=curl)
+        cv.draw_groups([([cv.px(q) for q in qs], col) for qs, col in groups])
+    truth = _draw_trays(cv, rng, ms, sc, look, fx, shot.miniatures)
+    if look.glossy > 0:
+        _glare(cv, ms, sc, look, fx)
 
     img = cv.img
     # Uneven light and vignetting (before the lens: the light falls on the table).
     hh, ww = img.shape[:2]
-    light = 1 + shot.light * _noise_field(rng, ww, hh, max(ww, hh) / 2.5)
+    light = 1 + shot.light * noise_field(rng, ww, hh, max(ww, hh) / 2.5)
     yy, xx = np.mgrid[0:hh, 0:ww].astype(np.float32)
     r2 = ((xx - ww / 2) ** 2 + (yy - hh / 2) ** 2) / ((ww / 2) ** 2 + (hh / 2) ** 2)
     img *= (light * (1 - shot.vignette * r2))[..., None]
@@ -410,6 +332,10 @@ def render(scene: dict[str, Any], markers: dict[str, Any], shot: Shot = Shot()) 
         img = _apply_distortion(img, camera, pad)
     if shot.blur_px > 0:
         img = cv2.GaussianBlur(img, (0, 0), shot.blur_px)
+    if look.motion_px[1] > 0:
+        img = cv2.filter2D(img, -1, motion_kernel(float(fx.uniform(*look.motion_px)),
+                                                  float(fx.uniform(0, 180))),
+                           borderType=cv2.BORDER_REFLECT)
     if shot.noise > 0:
         sd = shot.noise * np.sqrt(np.clip(img, 1, 255) / 128.0)
         img = img + rng.standard_normal(img.shape, dtype=np.float32) * sd
@@ -418,84 +344,6 @@ def render(scene: dict[str, Any], markers: dict[str, Any], shot: Shot = Shot()) 
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(shot.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return Rendered(out, sc.to_json(), camera, ms.model_dump(mode="json"), truth)
-
-
-# ----------------------------------------------------------------------------- random tables
-
-TRAY_TYPES: list[tuple[tuple[float, float], int, int]] = [
-    ((20, 20), 5, 4), ((20, 20), 6, 3), ((20, 20), 10, 2), ((25, 25), 5, 3), ((25, 25), 4, 4),
-    ((25, 50), 5, 2), ((25, 50), 3, 2), ((40, 40), 3, 2), ((50, 100), 1, 1), ((20, 40), 5, 2),
-    ((30, 30), 4, 2), ((50, 50), 2, 2),
-]
-
-
-def border_markers(width: float, depth: float, count: int = 4, size: float = 60.0,
-                   inset: float = 40.0) -> list[dict[str, Any]]:
-    """Table markers round the border: the 4 corners, then edge midpoints and thirds
-    (8 or more are what lens-distortion estimation needs)."""
-    pts = [(inset, inset), (width - inset, inset), (width - inset, depth - inset),
-           (inset, depth - inset)]
-    extra = [(width / 2, inset), (width / 2, depth - inset), (inset, depth / 2),
-             (width - inset, depth / 2), (width / 3, inset), (2 * width / 3, inset),
-             (width / 3, depth - inset), (2 * width / 3, depth - inset)]
-    pts += extra[: max(0, count - 4)]
-    return [{"id": i, "x": x, "y": y, "size_mm": size} for i, (x, y) in enumerate(pts)]
-
-
-def random_table(seed: int, n_units: int = 16, marker_mm: float = 25.0, table_markers: int = 4,
-                 height_mm: float = 3.0, width: float = 1828.8,
-                 depth: float = 1219.2) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A random table: ``n_units`` trays of common sizes at random poses (no overlap, clear of
-    the table markers), each with a ``marker_mm`` marker. Returns (scene, markers) JSON."""
-    from shapely.geometry import Point, Polygon
-
-    rng = np.random.default_rng(seed)
-    tmarks = border_markers(width, depth, table_markers)
-    keep_out = [Point(m["x"], m["y"]).buffer(m["size_mm"]) for m in tmarks]
-    sticker = marker_mm * (1 + 2 / 6) + 4
-    units: list[dict[str, Any]] = []
-    munits: list[dict[str, Any]] = []
-    polys: list[Polygon] = []
-    tries = 0
-    while len(units) < n_units:
-        tries += 1
-        if tries > 20000:
-            raise RuntimeError("cannot place that many units on the table")
-        base, files, ranks = TRAY_TYPES[rng.integers(len(TRAY_TYPES))]
-        while files * base[0] < sticker:
-            files += 1
-        while ranks * base[1] < sticker:
-            ranks += 1
-        wd, dp = files * base[0], ranks * base[1]
-        x = rng.uniform(wd / 2 + 20, width - wd / 2 - 20)
-        y = rng.uniform(dp / 2 + 20, depth - dp / 2 - 20)
-        facing = float(rng.uniform(-180, 180))
-        pose = Pose(float(x), float(y), facing)
-        c = [pose.to_world(u, v) for u, v in ((-wd / 2, -dp / 2), (wd / 2, -dp / 2),
-                                               (wd / 2, dp / 2), (-wd / 2, dp / 2))]
-        poly = Polygon(c)
-        if not Polygon([(5, 5), (width - 5, 5), (width - 5, depth - 5), (5, depth - 5)]).contains(
-                poly):
-            continue
-        if any(poly.distance(p) < 25 for p in polys) or any(poly.intersects(k) for k in keep_out):
-            continue
-        i = len(units)
-        uid = f"u{i:02d}"
-        side = "red" if i % 2 == 0 else "blue"
-        ox = float(rng.uniform(-1, 1) * max(0.0, (wd - sticker) / 2) * 0.5)
-        oy = float(rng.uniform(-1, 1) * max(0.0, (dp - sticker) / 2) * 0.5)
-        units.append({"id": uid, "side": side, "x": float(x), "y": float(y), "facing": facing,
-                      "base": list(base), "files": files, "ranks": ranks, "advance_in": 4})
-        munits.append({"marker": 10 + i, "marker_size_mm": marker_mm,
-                       "marker_offset_mm": [round(ox, 2), round(oy, 2)], "height_mm": height_mm,
-                       "id": uid, "side": side, "base": list(base), "files": files,
-                       "ranks": ranks, "advance_in": 4})
-        polys.append(poly)
-    scene = {"table": {"width_mm": width, "depth_mm": depth}, "terrain": [], "units": units}
-    markers = {"dictionary": "DICT_4X4_50" if 10 + n_units <= 50 else "DICT_4X4_100",
-               "table": {"width_mm": width, "depth_mm": depth, "markers": tmarks},
-               "units": munits}
-    return scene, markers
 
 
 def main(argv: list[str] | None = None) -> None:
