@@ -71,6 +71,75 @@ def board_views(images: list[np.ndarray], spec: BoardSpec,
     return obj_pts, img_pts, size, counts
 
 
+HINT_FAMILIES = ("DICT_4X4", "DICT_5X5", "DICT_6X6", "DICT_7X7")
+HINT_RATIOS = (0.5, 0.6, 0.7, 0.75, 0.8)  # marker side / square side of common boards
+
+
+def _gray(img: np.ndarray) -> np.ndarray:
+    return img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+
+
+def _markers_seen(grays: list[np.ndarray], dictionary: str) -> tuple[set[int], float]:
+    """The ids of a dictionary's markers in the photos, and the marker/square ratio their
+    spacing suggests (on a ChArUco board a marker's nearest neighbour sits one square's
+    diagonal away)."""
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    det = cv2.aruco.ArucoDetector(d, cv2.aruco.DetectorParameters())
+    ids: set[int] = set()
+    ratios = []
+    for g in grays:
+        corners, found, _ = det.detectMarkers(g)
+        if found is None:
+            continue
+        ids |= set(found.ravel().tolist())
+        quads = np.array([c.reshape(4, 2) for c in corners])
+        if len(quads) >= 2:
+            centres = quads.mean(axis=1)
+            dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+            np.fill_diagonal(dist, np.inf)
+            side = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).mean(axis=1)
+            ratios += list(side / (dist.min(axis=1) / np.sqrt(2)))
+    return ids, float(np.median(ratios)) if ratios else 0.7
+
+
+def board_hint(images: list[np.ndarray], spec: BoardSpec) -> str:
+    """What the photos show when the board of ``spec`` is not found: the dictionary whose
+    markers they carry, and the board sizes (squares across x down, marker/square ratio) with
+    which ChArUco corners are found, as the options of ``umpire calibrate`` to try."""
+    grays = [_gray(img) for img in images[:3] if isinstance(img, np.ndarray) and img.ndim in (2, 3)]
+    best: tuple[str, set[int], float] = ("", set(), 0.7)
+    for family in HINT_FAMILIES:
+        ids, ratio_seen = _markers_seen(grays, family + "_1000")
+        if len(ids) > len(best[1]):
+            best = (family, ids, ratio_seen)
+    family, ids, ratio_seen = best
+    if len(ids) < 4:
+        return ("no ArUco markers of the 4x4 to 7x7 dictionaries are seen either: is the board "
+                "in the photos, sharp and well lit?")
+    n = max(ids) + 1  # a ChArUco board numbers its markers from 0
+    size = next(k for k in (50, 100, 250, 1000) if k >= n)
+    dictionary = f"{family}_{size}"
+    text = (f"the photos show {len(ids)} markers of {family}_* (ids {min(ids)}-{max(ids)}): "
+            f"try --dictionary {dictionary}")
+    tried = []
+    for a in range(3, 16):
+        for b in range(3, 16):
+            if (a * b) // 2 != n:
+                continue
+            for ratio in HINT_RATIOS:
+                trial = BoardSpec(a, b, spec.square_mm, spec.square_mm * ratio, dictionary)
+                counts = board_views(grays, trial)[3]
+                tried.append((sum(counts), -abs(ratio - ratio_seen), a, b, ratio))
+    if tried:
+        corners, _, a, b, ratio = max(tried)
+        if corners >= MIN_CORNERS:
+            text += (f" --squares {a}x{b} with markers {ratio:g} of the square (e.g. "
+                     f"--square-mm 40 --marker-mm {40 * ratio:g}: {corners} corners found)")
+        else:
+            text += f" and --squares with {n} markers (e.g. {tried[0][2]}x{tried[0][3]})"
+    return text
+
+
 def calibrate(images: list[np.ndarray], spec: BoardSpec = BoardSpec(),
               model: str = "k1k2") -> tuple[Intrinsics, float, list[int]]:
     """Intrinsics from ChArUco photos, the RMS reprojection error (px) and the corners found per
@@ -78,10 +147,15 @@ def calibrate(images: list[np.ndarray], spec: BoardSpec = BoardSpec(),
     p2, k3)."""
     obj_pts, img_pts, size, counts = board_views(images, spec)
     if len(obj_pts) < MIN_VIEWS:
-        raise CalibrationError(f"the ChArUco board ({spec.squares_x}x{spec.squares_y} squares of "
-                               f"{spec.dictionary}) is seen in {len(obj_pts)} of {len(images)} "
-                               f"photos (corners per photo: {counts}); at least {MIN_VIEWS} "
-                               "photos from different angles are needed")
+        looked = (f"a ChArUco board of {spec.squares_x}x{spec.squares_y} squares "
+                  f"({spec.square_mm:g} mm squares, {spec.marker_mm:g} mm markers, "
+                  f"{spec.dictionary})")
+        if not any(counts):
+            raise CalibrationError(f"looked for {looked} and found none in {len(images)} "
+                                   f"photos; {board_hint(images, spec)}")
+        raise CalibrationError(f"looked for {looked}: it is seen in {len(obj_pts)} of "
+                               f"{len(images)} photos (corners per photo: {counts}); at least "
+                               f"{MIN_VIEWS} photos from different angles are needed")
     flags = cv2.CALIB_FIX_ASPECT_RATIO
     if model == "k1k2":
         flags |= cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K3

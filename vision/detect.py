@@ -15,7 +15,6 @@ marker is not seen is listed in ``detection.missing_units`` and left out, never 
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -25,18 +24,15 @@ import numpy as np
 from geometry import load_scene
 
 from .camera import DEFAULT_FOV_DEG, Intrinsics
+from .cautions import calibration_warnings, three_marker_warning
 from .edges import EDGE_WINDOW_PX, SEARCH_PX, refine_quads
 from .errors import DetectionError
+from .focal import refine_focal
 from .markers import MarkerSet, load_markers
+from .poses import tray_poses
 from .table import TableView, calibrate_table
-from .trays import (
-    MarkerFix,
-    edge_points,
-    fit_outlines,
-    marker_sigmas,
-    measure_markers,
-    pose_from_marker,
-)
+from .trays import MarkerFix, measure_markers
+from .uncertainty import corner_scatter, table_covariance
 
 
 def to_gray(image: Any) -> np.ndarray:
@@ -74,15 +70,19 @@ def to_gray(image: Any) -> np.ndarray:
 
 def aruco_detector(markers: MarkerSet, windows: tuple[int, int, int] = (9, 9, 10),
                    min_perimeter_rate: float = 0.012,
-                   refinement: int = cv2.aruco.CORNER_REFINE_CONTOUR) -> cv2.aruco.ArucoDetector:
-    """OpenCV 5 ArUco detector with CONTOUR corner refinement, tuned for small tray markers
-    (a 25 mm marker can be 30 px across at the far end of a tilted 4K photo). ``windows`` is
-    (min, max, step) of the adaptive-threshold window sizes: one size is twice as fast as
-    OpenCV's three and finds every marker on an evenly lit table."""
+                   refinement: int = cv2.aruco.CORNER_REFINE_CONTOUR,
+                   error_correction: float | None = None) -> cv2.aruco.ArucoDetector:
+    """OpenCV's ``cv2.aruco.ArucoDetector`` (the 4.7+/5 API) with CONTOUR corner refinement,
+    tuned for small tray markers (a 25 mm marker can be 30 px across at the far end of a
+    tilted 4K photo). ``windows`` is (min, max, step) of the adaptive-threshold window sizes:
+    one size is twice as fast as OpenCV's three and finds every marker on an evenly lit
+    table. ``error_correction`` overrides OpenCV's ``errorCorrectionRate`` (0.6)."""
     p = cv2.aruco.DetectorParameters()
     p.cornerRefinementMethod = refinement
     p.minMarkerPerimeterRate = min_perimeter_rate
     p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeMax, p.adaptiveThreshWinSizeStep = windows
+    if error_correction is not None:
+        p.errorCorrectionRate = error_correction
     return cv2.aruco.ArucoDetector(markers.aruco_dictionary, p)
 
 
@@ -91,7 +91,14 @@ WINDOWS = (9, 7, 15, 25, 5, 35)
 every marker of the set is found. One window finds every marker of a clean photo; in a blurred,
 noisy one a small marker can fail to decode at one size and decode at the next, so one more
 ~8 ms pass (1080p) usually completes the set, where a single pass with OpenCV's several windows
-cost four. Only a marker that really is not there pays for all of them."""
+cost four. Only a marker that really is not there pays for all of them, and for the passes of
+:data:`LAST_PASSES`."""
+LAST_PASSES = (((3, 23, 10), None), ((3, 23, 10), 1.0))
+"""Then, while a marker is still missing: OpenCV's own windows (3, 13 and 23 px; its default
+detector found a far 16 x 21 px marker of a real photo that the windows above missed), and the
+same once more correcting as many bit errors as the dictionary allows (OpenCV corrects 60% of
+them by default: none at all for a 4x4 dictionary, so one blurred cell loses a marker). The
+lenient pass adds only markers still missing and not on top of one found."""
 HALF_SIZE_MIN_PX = 3000
 """Photos at least this long (4K, 12 MP) are searched for markers at half size first: ArUco's
 thresholding and contour search cost ~45 ms on 12 MP and ~15 ms at half size, and a 25 mm
@@ -102,10 +109,10 @@ can be 2 px off in the photo) and then as for any marker. A marker the half-size
 full-size pass, so nothing is lost but time."""
 HALF_WINDOWS = (5, 5, 10)  # a 5 px window at half size (10 px in the photo) finds the most
 COARSE_SEARCH_PX = 4.0
-WIDE_EDGE_MIN_SIDE_PX = 48.0  # 8 bits of >= 6 px: room for the wide edge window
-OUTLINE_POSITION_MIN_PX_PER_MM = 1.2
-"""Below this scale (a 1080p photo of a whole table is ~0.85 px/mm) the tray outline fit
-decides the facing only; the position stays the marker's (measured: bench/vision.py)."""
+WIDE_EDGE_MIN_CELL_PX = 6.0  # cells of >= 6 px: room for the wide edge window
+MID_EDGE_MIN_CELL_PX = 5.0  # cells of >= 5 px: room for a middle one
+MID_SEARCH_PX = 3.0
+MID_EDGE_WINDOW_PX = 2.0
 
 
 def _half_size_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.ndarray]]:
@@ -124,6 +131,20 @@ def _half_size_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, 
     return list(zip(ids.ravel().tolist(), quads, strict=True))
 
 
+def _detect(gray: np.ndarray, markers: MarkerSet, windows: tuple[int, int, int],
+            correction: float | None) -> tuple[Any, Any]:
+    """One ArUco pass. OpenCV's CONTOUR refinement can fail an assertion on a tiny marker
+    (``_interpolate2Dline``: fewer than two contour points on a side); the pass is then made
+    without it (the edge fits of :func:`~vision.edges.refine_quads` place the corners anyway)."""
+    try:
+        c, ids, _ = aruco_detector(markers, windows,
+                                   error_correction=correction).detectMarkers(gray)
+    except cv2.error:
+        c, ids, _ = aruco_detector(markers, windows, refinement=cv2.aruco.CORNER_REFINE_NONE,
+                                   error_correction=correction).detectMarkers(gray)
+    return c, ids
+
+
 def find_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.ndarray]]:
     """Every decoded marker as (id, raw 4x2 corners in ArUco order, edge-refined).
 
@@ -134,31 +155,41 @@ def find_markers(gray: np.ndarray, markers: MarkerSet) -> list[tuple[int, np.nda
     found: list[tuple[int, np.ndarray]] = []
     if max(gray.shape[:2]) >= HALF_SIZE_MIN_PX:
         found = _half_size_markers(gray, markers)
-    for win in WINDOWS:
-        if expected <= {i for i, _ in found}:
+    passes = [((w, w, 10), None) for w in WINDOWS] + list(LAST_PASSES)
+    for windows, correction in passes:
+        have = {i for i, _ in found}
+        if expected <= have:
             break
-        c2, ids2, _ = aruco_detector(markers, (win, win, 10)).detectMarkers(gray)
-        if ids2 is not None:
-            centres = [c.reshape(4, 2).mean(axis=0) for _, c in found]
-            for i, c in zip(ids2.ravel().tolist(), c2, strict=True):
-                m = c.reshape(4, 2).mean(axis=0)
-                if all(np.linalg.norm(m - q) > 3 for q in centres):
-                    found.append((i, c))
+        c2, ids2 = _detect(gray, markers, windows, correction)
+        if ids2 is None:
+            continue
+        centres = np.array([c.reshape(4, 2).mean(axis=0) for _, c in found]).reshape(-1, 2)
+        for i, c in zip(ids2.ravel().tolist(), c2, strict=True):
+            m = c.reshape(4, 2).mean(axis=0)
+            if correction is not None and (i in have or i not in expected):
+                continue
+            if not len(centres) or np.min(np.linalg.norm(centres - m, axis=1)) > 3:
+                found.append((i, c))
     if not found:
         return []
     quads = np.array([c.reshape(4, 2) for _, c in found], np.float64)
-    refined, _ = refine_quads(gray, quads)
-    # Table markers whose border bit is wide enough take the wider edge window
-    # (edges.EDGE_WINDOW_PX): the table calibration rests on their corners, and a blurred edge
-    # cut by the narrow window moved every tray ~0.1 mm. Tray markers keep the narrow window,
-    # which the tray outline fit starts from (measured: the wide one made the outline facing
-    # worse at 1080p).
-    side = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1)
-    is_table = np.array([i in markers.table_by_id for i, _ in found], dtype=bool)
-    wide = is_table & (side >= WIDE_EDGE_MIN_SIDE_PX)
-    if wide.any():
-        refined[wide], _ = refine_quads(gray, quads[wide], search_px=SEARCH_PX,
-                                        window_px=EDGE_WINDOW_PX)
+    # Markers whose border cells are wide enough take a wider edge window (edges.EDGE_WINDOW_PX;
+    # MID_EDGE_WINDOW_PX for a little less room): a blurred edge cut by the narrow window is
+    # pulled towards its steepest sample, whose place depends on the pixel grid. On table
+    # markers that moved every tray ~0.1 mm; on tray markers under a 1-2.5 px motion blur (the
+    # club appearance) it doubled the 4K position and facing errors (p95 0.21 -> 0.13 mm,
+    # 0.28 -> 0.14 deg).
+    cell = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1) / (
+        markers.aruco_dictionary.markerSize + 2)
+    refined = quads.copy()
+    for lo, hi, kw in ((0.0, MID_EDGE_MIN_CELL_PX, {}),
+                       (MID_EDGE_MIN_CELL_PX, WIDE_EDGE_MIN_CELL_PX,
+                        dict(search_px=MID_SEARCH_PX, window_px=MID_EDGE_WINDOW_PX)),
+                       (WIDE_EDGE_MIN_CELL_PX, np.inf,
+                        dict(search_px=SEARCH_PX, window_px=EDGE_WINDOW_PX))):
+        pick = (cell >= lo) & (cell < hi)
+        if pick.any():
+            refined[pick], _ = refine_quads(gray, quads[pick], **kw)
     return [(int(i), q) for (i, _), q in zip(found, refined, strict=True)]
 
 
@@ -218,6 +249,10 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     t = time.perf_counter()
     intr = _intrinsics(gray.shape, fov_deg, calibration)
     view = calibrate_table(table_seen, ms, intr, estimate_distortion=estimate_distortion)
+    if calibration is None and parallax:
+        first = corner_scatter([(view.residual_ss_px, view.residual_dof)])
+        view = refine_focal(view, table_covariance(view.H, view.fit_ideal, view.fit_table,
+                                                   first))
     if not parallax:
         view.centre = np.array([view.centre[0], view.centre[1], 1e12])
     timings["table"] = (time.perf_counter() - t) * 1000
@@ -226,29 +261,32 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     if view.outliers:
         warnings.append(f"table markers {view.outliers} do not fit the others (moved?) and "
                         "were not used")
+    if calibration is not None:
+        nominal = calibrate_table(table_seen, ms, _intrinsics(gray.shape, fov_deg, None),
+                                  estimate_distortion=False).residual_px
+        warnings += calibration_warnings(calibration, (gray.shape[1], gray.shape[0]), view,
+                                         nominal)
 
     t = time.perf_counter()
-    units: list[dict[str, Any]] = []
-    per_unit: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
     rejected: list[dict[str, Any]] = []
-    found_units = []
     looked = [(um, q) for um in ms.units for q in tray_seen.get(um.marker, [])]
     measured = measure_markers([q for _, q in looked], view, [um for um, _ in looked])
-    by_unit: dict[str, list[MarkerFix]] = {}
-    for (um, _), fix in zip(looked, measured, strict=True):
-        by_unit.setdefault(um.id, []).append(fix)
+    by_unit: dict[str, list[tuple[MarkerFix, np.ndarray]]] = {}
+    for (um, q), fix in zip(looked, measured, strict=True):
+        by_unit.setdefault(um.id, []).append((fix, q))
+    found_units = []
     for um in ms.units:
         quads = tray_seen.get(um.marker, [])
         fixes = []
-        for fix in by_unit.get(um.id, []):
+        for fix, q in by_unit.get(um.id, []):
             if fix.problem:
                 rejected.append({"marker": um.marker, "unit": um.id, "reason": fix.problem})
                 warnings.append(fix.problem)
             else:
-                fixes.append(fix)
+                fixes.append((fix, q))
         if len(fixes) > 1:
-            where = ", ".join(f"({f.centre[0]:.0f}, {f.centre[1]:.0f})" for f in fixes)
+            where = ", ".join(f"({f.centre[0]:.0f}, {f.centre[1]:.0f})" for f, _ in fixes)
             raise DetectionError(f"tray marker {um.marker} of unit '{um.id}' is seen twice (at "
                                  f"{where} mm): each tray marker must be unique")
         if not fixes:
@@ -256,43 +294,13 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
             warnings.append(f"unit '{um.id}' not found (marker {um.marker} not seen"
                             + (", a look-alike was rejected)" if quads else ")"))
             continue
-        found_units.append((um, fixes[0], pose_from_marker(fixes[0], um)))
-    t_e = time.perf_counter()
-    edges = edge_points(gray, view, [(um, pose) for um, _, pose in found_units]) if refine \
-        else []
-    timings["outline_edges"] = (time.perf_counter() - t_e) * 1000
-    sigmas = [marker_sigmas(fix, um, view) for um, fix, _ in found_units]
-    fits = fit_outlines(edges, [um for um, _, _ in found_units],
-                        [pose for _, _, pose in found_units],
-                        [max(s_mm, 0.3) for s_mm, _ in sigmas],
-                        [max(s_deg, 0.3) for _, s_deg in sigmas]) if refine \
-        else [None] * len(found_units)
-    for (um, fix, pose), (s_mm, s_deg), fit in zip(found_units, sigmas, fits, strict=True):
-        method = "marker"
-        info: dict[str, Any] = {"marker_px": round(fix.px_per_mm * um.marker_size_mm, 1)}
-        if fit is not None:
-            moved = math.hypot(fit.pose.x - pose.x, fit.pose.y - pose.y)
-            turned = abs((fit.pose.facing - pose.facing + 180) % 360 - 180)
-            if moved < 3 * max(s_mm, 0.15) + 0.2 and turned < 3 * max(s_deg, 0.15) + 0.2:
-                if fix.px_per_mm >= OUTLINE_POSITION_MIN_PX_PER_MM:
-                    pose, s_mm, s_deg = fit.pose, fit.sigma_mm, fit.sigma_deg
-                    method = "outline"
-                else:
-                    # Coarse photo: the blurred rim biases the outline's position by a few
-                    # tenths of a mm, but its long sides still give the better facing.
-                    fix.facing = fit.pose.facing
-                    pose, s_deg = pose_from_marker(fix, um), fit.sigma_deg
-                    method = "marker+outline facing"
-                info.update(edge_points=fit.points, sides=fit.sides,
-                            edge_rms_mm=round(fit.rms_mm, 3))
-            else:
-                info["outline_rejected"] = f"moved {moved:.2f} mm, turned {turned:.2f} deg"
-        s_mm = math.hypot(s_mm, view.residual_mm / 2)
-        unit = um.scene_fields()
-        unit.update(x=round(pose.x, 3), y=round(pose.y, 3), facing=round(pose.facing, 4),
-                    sigma_mm=round(s_mm, 3), sigma_deg=round(s_deg, 4))
-        units.append(unit)
-        per_unit[um.id] = {"marker": um.marker, "method": method, **info}
+        found_units.append((um, *fixes[0]))
+    trays, scatter, t_edges = tray_poses(gray, view, found_units, refine=refine,
+                                         calibrated=calibration is not None)
+    timings.update(t_edges)
+    units = [tp.scene_unit() for tp in trays]
+    per_unit = {tp.unit.id: tp.detection() for tp in trays}
+    warnings += three_marker_warning(view, trays)
     timings["trays"] = (time.perf_counter() - t) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000  # detection plus poses
 
@@ -317,8 +325,14 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         "table_markers_missing": view.missing,
         "table_residual_mm": round(view.residual_mm, 3),
         "table_residual_px": round(view.residual_px, 3),
+        "corner_scatter_px": {"used": round(scatter.px, 3),
+                              "measured": None if scatter.measured_px is None
+                              else round(scatter.measured_px, 3), "dof": scatter.dof},
         "camera_mm": [round(float(v), 1) for v in view.centre] if parallax else None,
         "lens_k1_estimated": None if view.k1_estimated is None else round(view.k1_estimated, 5),
+        "focal_px": round(float(view.intr.K[0, 0]), 1),
+        "focal_from_table_px": None if view.focal_estimate is None
+        else [round(v, 1) for v in view.focal_estimate],
         "calibration": calibration is not None,
         "image_size": [int(gray.shape[1]), int(gray.shape[0])],
         "units": per_unit,

@@ -16,9 +16,10 @@ import numpy as np
 
 
 def step_positions(prof: np.ndarray, step: float, window_px: float = 1.5,
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   reach: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Where each profile (rows, sampled every ``step`` pixels) rises most steeply, in samples
-    from the first one, and the rise's height per pixel.
+    from the first one, and the rise's height per pixel. With ``reach`` (per row, samples) the
+    steepest rise is looked for only that far either side of the profile's middle.
 
     The position is the centroid of the rise (the derivative's first moment) within
     ``window_px`` of its steepest point: for an area-sampled step blurred by any symmetric
@@ -27,7 +28,12 @@ def step_positions(prof: np.ndarray, step: float, window_px: float = 1.5,
     """
     der = np.diff(prof, axis=1)
     n = der.shape[1]
-    j = np.argmax(der, axis=1)
+    if reach is None:
+        j = np.argmax(der, axis=1)
+    else:
+        mid = (n - 1) / 2
+        inside = np.abs(np.arange(n)[None, :] - mid) <= np.asarray(reach)[:, None]
+        j = np.argmax(np.where(inside, der, -np.inf), axis=1)
     peak = der[np.arange(der.shape[0]), j]
     half = max(1, int(round(window_px / step)))
     idx = np.arange(n)[None, :]

@@ -35,6 +35,7 @@ from shapely.geometry.base import BaseGeometry
 import geometry as g
 from geometry.moves import wheel_pivot
 from vision import palette as P
+from vision.labels import LabelBoard
 
 Point = tuple[float, float]
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -97,12 +98,16 @@ def draw_on_photo(image: np.ndarray, scene: dict, ruling: dict | None,
     return cv.img
 
 
-def draw_scene_overlay(image: np.ndarray, scene: dict,
-                       table_to_image: np.ndarray) -> np.ndarray:
+def draw_scene_overlay(image: np.ndarray, scene: dict, table_to_image: np.ndarray, *,
+                       label_boxes: list | None = None) -> np.ndarray:
     """What detection found, over the photo: the table outline, every unit boundary with its
-    id and a facing arrow (and the detection's ``sigma_mm``/``sigma_deg`` when present)."""
+    id and a facing arrow (and the detection's ``sigma_mm``/``sigma_deg`` when present).
+    ``label_boxes``, when given, receives the pixel box (x0, y0, x1, y1) of every text placed
+    on the table, labels last (they never overlap one another)."""
     sc = g.load_scene(scene)
     cv = _photo_canvas(image, table_to_image, sc)
+    if label_boxes is not None:
+        cv.board.boxes = label_boxes
     _draw_table_outline(cv, sc)
     items = _draw_everything(cv, sc, None, unit_alpha=0.2, show_sigma=True)
     title = [f"{len(sc.units)} unit{'s' if len(sc.units) != 1 else ''} detected"]
@@ -123,6 +128,7 @@ class _Canvas:
     u: float
     clip: Polygon
     halo: bool = False  # lines get a contrasting under-stroke (photos: any background)
+    board: LabelBoard = field(default_factory=LabelBoard)  # text placed so far (no overlaps)
 
     def px(self, pts: Iterable[Sequence[float]]) -> np.ndarray:
         """Table mm -> float pixel coordinates, shape (n, 2)."""
@@ -179,8 +185,13 @@ class _Canvas:
     def text(self, p: Point, s: str, colour: P.BGR, scale: float = 0.5,
              centre: bool = True, offset_px: tuple[float, float] = (0, 0)) -> None:
         x, y = self.px([p])[0]
-        _halo_text(self.img, s, (x + offset_px[0] * self.u, y + offset_px[1] * self.u),
-                   colour, scale * self.u, self.thick(1), centre)
+        x, y = x + offset_px[0] * self.u, y + offset_px[1] * self.u
+        (tw, th), _ = cv2.getTextSize(s, _FONT, scale * self.u, self.thick(1))
+        if centre:
+            self.board.add((x - tw / 2, y - th / 2, x + tw / 2, y + th / 2))
+        else:
+            self.board.add((x, y - th, x + tw, y))
+        _halo_text(self.img, s, (x, y), colour, scale * self.u, self.thick(1), centre)
 
 
 def _fix(q: np.ndarray | Sequence) -> np.ndarray:
@@ -455,6 +466,7 @@ def _draw_everything(cv: _Canvas, sc: g.Scene, ruling: dict | None, unit_alpha: 
     for ch in charges:
         if ch.get("charger") in units and ch.get("target") in units:
             _draw_charge(cv, ch, units, after, leg)
+    cv.board.obstacles = [Polygon(cv.px(u.body.polygon.exterior.coords)) for u in sc.units]
     for u in sc.units:
         destroyed = u.state == "destroyed" or after.get(u.id, {}).get("state") == "destroyed"
         colour = P.DARK_GREY if destroyed else P.BLACK
@@ -616,14 +628,31 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
 def _label_behind(cv: _Canvas, form: g.Formation, pose: g.Pose, s: str, colour: P.BGR,
                   scale: float) -> None:
     """A unit's label just behind its rear facing, pushed out along that direction (in pixels)
-    until the text box clears the boundary, so it never hides the models or the contact."""
-    c, rear = cv.px([pose.centre, pose.to_world(0.0, -form.depth / 2)])
-    d = rear - c
-    n = float(np.hypot(*d))
-    d = d / n if n > 1e-9 else np.array([0.0, 1.0])
+    until the text box clears the boundary, so it never hides the models or the contact. On a
+    busy table, where that place is taken by another unit or label, the first free place among
+    a few more (in front, to either side, further out; :class:`vision.labels.LabelBoard`), with
+    a thin leader line back to the unit."""
+    c, rear, front, right, left = cv.px([pose.centre, pose.to_world(0.0, -form.depth / 2),
+                                         pose.to_world(0.0, form.depth / 2),
+                                         pose.to_world(form.width / 2, 0.0),
+                                         pose.to_world(-form.width / 2, 0.0)])
     (tw, th), _ = cv2.getTextSize(s, _FONT, scale * cv.u, cv.thick(1))
-    push = abs(d[0]) * tw / 2 + abs(d[1]) * th / 2 + 6 * cv.u
-    x, y = rear + d * push
+    candidates, anchors = [], []
+    for step in range(4):
+        for edge in (rear, front, right, left):
+            d = edge - c
+            n = float(np.hypot(*d))
+            d = d / n if n > 1e-9 else np.array([0.0, 1.0])
+            push = abs(d[0]) * tw / 2 + abs(d[1]) * th / 2 + (6 + step * 16) * cv.u
+            candidates.append(tuple(edge + d * push))
+            anchors.append(edge)
+    k = cv.board.place(candidates, (tw, th), pad=2 * cv.u)
+    x, y = candidates[k]
+    if k >= 4:  # moved away from its unit: a leader line shows whose it is
+        a = anchors[k]
+        b = np.array([np.clip(a[0], x - tw / 2, x + tw / 2), np.clip(a[1], y - th / 2, y + th / 2)])
+        cv2.line(cv.img, tuple(int(v) for v in a), tuple(int(v) for v in b), P.DARK_GREY,
+                 1, cv2.LINE_AA)
     _halo_text(cv.img, s, (x, y), colour, scale * cv.u, cv.thick(1), True)
 
 

@@ -77,6 +77,29 @@ class TableView:
     missing: list[int] = field(default_factory=list)
     outliers: list[int] = field(default_factory=list)
     k1_estimated: float | None = None
+    fit_ideal: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """The table markers' corners the plane was fitted to (ideal px, four per marker)..."""
+    fit_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """... and where they lie on the table (mm)."""
+    focal_sigma: float | None = None
+    """Relative uncertainty of the focal length in use when the table's perspective measured
+    it (:func:`vision.focal.refine_focal`); None: the nominal or calibrated one's."""
+    focal_estimate: tuple[float, float] | None = None
+    """The focal length (px) the table's perspective alone gives, and its uncertainty."""
+
+    @property
+    def residual_dof(self) -> int:
+        """Degrees of freedom of the plane fit's residuals (two per corner, less eight)."""
+        return max(2 * len(self.fit_ideal) - 8, 0)
+
+    @property
+    def residual_ss_px(self) -> float:
+        """Sum of squared distances (px^2) of the fitted corners from where the plane puts
+        them."""
+        if len(self.fit_ideal) == 0:
+            return 0.0
+        back = apply_h(self.Hinv, self.fit_table) - self.fit_ideal
+        return float((back ** 2).sum())
 
     @property
     def Hinv(self) -> np.ndarray:
@@ -182,6 +205,24 @@ def estimate_k1(raw: np.ndarray, tab: np.ndarray, intr: Intrinsics) -> float | N
     return k1
 
 
+def camera_pose(table_pts: np.ndarray, ideal_pts: np.ndarray, intr: Intrinsics,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Camera rotation (Rodrigues), translation and centre (table frame, mm) from table points
+    and their ideal pixels, for the camera matrix ``intr.K``: ``solvePnP`` (IPPE, for planar
+    points) refined by Levenberg-Marquardt."""
+    obj = np.c_[table_pts, np.zeros(len(table_pts))]
+    ok, rvec, tvec = cv2.solvePnP(obj, ideal_pts, intr.K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise DetectionError("table markers: the camera pose cannot be solved")
+    rvec, tvec = cv2.solvePnPRefineLM(obj, ideal_pts, intr.K, None, rvec, tvec)
+    R, _ = cv2.Rodrigues(rvec)
+    centre = (-R.T @ tvec).ravel()
+    if centre[2] <= 0:
+        raise DetectionError("table markers: the camera appears to be under the table "
+                             "(markers mirrored?)")
+    return rvec.ravel(), tvec.ravel(), centre
+
+
 def calibrate_table(corners: dict[int, np.ndarray], markers: MarkerSet, intr: Intrinsics,
                     estimate_distortion: bool = True) -> TableView:
     """Table view from the detected table markers (id -> raw 4x2 corners, ArUco order).
@@ -216,19 +257,11 @@ def calibrate_table(corners: dict[int, np.ndarray], markers: MarkerSet, intr: In
         raise DetectionError(f"too few table markers agree on the table plane: {seen} seen, "
                              f"{outliers} do not fit (moved, or not on the table?)")
     keep = np.repeat(marker_ok, 4)
-    obj = np.c_[tab[keep], np.zeros(int(keep.sum()))]
-    ok, rvec, tvec = cv2.solvePnP(obj, ideal[keep], intr.K, None, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
-        raise DetectionError("table markers: the camera pose cannot be solved")
-    rvec, tvec = cv2.solvePnPRefineLM(obj, ideal[keep], intr.K, None, rvec, tvec)
-    R, _ = cv2.Rodrigues(rvec)
-    centre = (-R.T @ tvec).ravel()
-    if centre[2] <= 0:
-        raise DetectionError("table markers: the camera appears to be under the table "
-                             "(markers mirrored?)")
-    view = TableView(H, intr, centre, rvec.ravel(), tvec.ravel(), 0.0, 0.0,
+    rvec, tvec, centre = camera_pose(tab[keep], ideal[keep], intr)
+    view = TableView(H, intr, centre, rvec, tvec, 0.0, 0.0,
                      used=[i for i, ok in zip(seen, marker_ok, strict=True) if ok],
-                     missing=missing, outliers=outliers, k1_estimated=k1_est)
+                     missing=missing, outliers=outliers, k1_estimated=k1_est,
+                     fit_ideal=ideal[keep], fit_table=tab[keep])
     res = apply_h(H, ideal[keep]) - tab[keep]
     view.residual_mm = float(np.sqrt(np.mean(np.sum(res ** 2, axis=1))))
     back = apply_h(view.Hinv, tab[keep]) - ideal[keep]

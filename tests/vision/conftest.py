@@ -48,3 +48,20 @@ def table_barrel() -> Rendered:
     """A barrel lens (k1 = -0.05) over a table with 8 border markers."""
     scene, markers = random_table(12, n_units=8, marker_mm=40, table_markers=8)
     return render(scene, markers, Shot(width=1920, height=1080, tilt_deg=10, k1=-0.05, seed=12))
+
+
+@pytest.fixture(scope="session")
+def club_4k_25mm() -> Rendered:
+    """The second appearance (no rim, shadows, glare, sticker margins, motion blur...) at 4K,
+    20 degrees tilt, moderate degradation, 10 trays with 25 mm markers."""
+    scene, markers = random_table(11, n_units=10, marker_mm=25)
+    return render(scene, markers, Shot.degraded(width=3840, height=2160, tilt_deg=20, seed=11,
+                                                look="club"))
+
+
+@pytest.fixture(scope="session")
+def club_40mm() -> Rendered:
+    """The second appearance at 1080p, 30 degrees tilt, moderate degradation, 40 mm markers."""
+    scene, markers = random_table(14, n_units=10, marker_mm=40)
+    return render(scene, markers, Shot.degraded(width=1920, height=1080, tilt_deg=30, seed=14,
+                                                look="club"))

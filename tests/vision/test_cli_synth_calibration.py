@@ -103,8 +103,23 @@ def test_charuco_calibration_recovers_the_lens():
 
 
 def test_calibration_needs_the_board():
-    with pytest.raises(CalibrationError, match="seen in 0 of 3 photos"):
+    with pytest.raises(CalibrationError, match=r"looked for a ChArUco board of 7x5 squares "
+                                               r"\(30 mm squares, 22 mm markers, DICT_4X4_50\) "
+                                               r"and found none in 3 photos; no ArUco markers"):
         calibrate([np.full((300, 400), 128, np.uint8)] * 3)
+
+
+def test_cli_calibrate_says_which_board_it_looked_for_and_what_to_try():
+    """The real ChArUco photos (a 5 x 7 board of DICT_6X6_250, markers half the square) with the
+    default board options: nothing found, and the message names the options that find it."""
+    data = Path(__file__).resolve().parent / "data"
+    r = umpire("calibrate", str(data / "img_00.jpg"), str(data / "img_01.jpg"), "-o",
+               "/dev/null")
+    assert r.returncode == 2
+    msg = " ".join(r.stderr.split())
+    assert "looked for a ChArUco board of 7x5 squares" in msg
+    assert "--dictionary DICT_6X6_50" in msg and "--squares 5x7" in msg
+    assert "--marker-mm 20" in msg
 
 
 def test_cli_calibrate_writes_a_file_detect_can_use(tmp_path):

@@ -1,0 +1,56 @@
+"""What a detection says about its own trustworthiness: warnings in plain words, naming the
+markers, units and files concerned (they end up in ``detection.warnings``, the CLI's stderr and
+the web page)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .camera import Intrinsics
+from .table import TableView
+
+if TYPE_CHECKING:
+    from .poses import TrayPose
+
+USUAL_TABLE_RESIDUAL_PX = 0.5
+"""A table plane fitted to well-printed markers leaves their corners within ~0.1-0.45 px (RMS)
+on rendered and real photos alike; several times that means the lens model does not fit."""
+
+
+def three_marker_warning(view: TableView, trays: list[TrayPose]) -> list[str]:
+    """With only three table markers the table plane is extrapolated from them: say so, by
+    name, with how uncertain that makes the units far from them."""
+    if len(view.used) != 3:
+        return []
+    text = (f"only three table markers ({', '.join(map(str, view.used))}) calibrate the table: "
+            "a plane through three markers is poorly held far from them")
+    if trays:
+        worst = max(trays, key=lambda tp: tp.sigma_parts.get("table", 0.0))
+        best = min(tp.sigma_parts.get("table", 0.0) for tp in trays)
+        text += (f" (the table alone puts {3 * worst.sigma_parts['table']:.1f} mm of "
+                 f"uncertainty on unit '{worst.unit.id}', {3 * best:.1f} mm on the best placed)")
+    return [text + "; a fourth table marker in view makes every position firmer"]
+
+
+def calibration_warnings(calibration: Intrinsics | None, size: tuple[int, int],
+                         view: TableView, nominal_residual_px: float | None) -> list[str]:
+    """A camera calibration that does not fit the photo: another image size (scaled, which is
+    right only for the same camera and zoom), or a table plane that fits far worse through the
+    calibration's lens model than without one."""
+    if calibration is None:
+        return []
+    out = []
+    w, h = size
+    if calibration.size not in ((0, 0), (w, h)):
+        cw, ch = calibration.size
+        out.append(f"the camera calibration is for {cw}x{ch} photos and this one is {w}x{h}: it "
+                   "was scaled, which is right only for the same camera at the same zoom")
+    res = view.residual_px
+    worse = nominal_residual_px is not None and res > 2 * max(nominal_residual_px, 0.05)
+    if res > 3 * USUAL_TABLE_RESIDUAL_PX or worse:
+        text = (f"the table markers fit the table plane to {res:.2f} px through the camera "
+                f"calibration (usually under {USUAL_TABLE_RESIDUAL_PX:g} px")
+        if nominal_residual_px is not None:
+            text += f"; {nominal_residual_px:.2f} px without it"
+        out.append(text + "): the calibration may be of another camera or zoom")
+    return out

@@ -1,0 +1,161 @@
+"""Marker and tray outline, fused by their uncertainties: the outline can only help.
+
+A tray's pose has two independent witnesses: its marker (:mod:`vision.trays`, with the
+covariance of :mod:`vision.uncertainty`) and its outline (:mod:`vision.outline`). The outline
+sees a far longer edge, so it can pin the facing down better than a small marker; but it is
+only the tray's edge if the photo shows one. A hard shadow along a side, model bases just inside
+it or a side face seen edge-on put the step a millimetre or so off the tray's edge, *parallel* to
+it: the facing survives that, the position does not (on rendered club tables the outline's
+position was off by 0.4 mm at the median, its facing by 0.07 deg). So the outline is a witness
+of the facing only, and it is believed only when
+
+1. it is independent of the marker (a tray no larger than its marker's sticker has no outline
+   of its own: the edges found are the marker's);
+2. its own residuals look like an edge: most profiles kept (:data:`MIN_KEPT`) and a scatter of
+   the edge points no larger than :data:`MAX_RMS_PX`;
+3. its centre lies within :data:`SANE_MM` of the marker's (else it found some other edge);
+4. its facing agrees with the marker's within their combined uncertainty (chi-square of one
+   degree of freedom below :data:`CHI2_99`).
+
+Then the outline's facing updates the marker's pose as an independent Gaussian measurement (a
+facing change also moves the unit's centre when the marker sits off-centre: the covariance
+carries that). When the two facings disagree by no more than a marker can be off
+(:data:`MARKER_PLAUSIBLE`), either may be the wrong one: the marker's pose stands with an
+uncertainty that covers both. Otherwise the marker's pose stands alone, and the unit says why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from geometry import Pose, normalize_deg
+
+from .markers import UnitMarker
+from .outline import OutlineFit
+
+PROFILE_CORRELATION = 4.0
+"""Neighbouring edge profiles share blur, texture and JPEG blocks: the information of the edge
+points counts as that of one profile in four."""
+EDGE_TILT_PX = 0.25
+"""Standard deviation (px) by which a side's edge can be found further out at one end than at
+the other (a model leaning over part of it, a shadow across it, uneven blur): it turns the
+outline by EDGE_TILT_PX / side length. Fitted on rendered tables of both appearances
+(bench/vision.py): without it 4% of the outline facings lay beyond 3 sigma at 1080p, with
+0.15 px 1%."""
+MIN_KEPT = 0.5
+MAX_RMS_PX = 1.0
+SANE_MM = 1.5
+"""An outline centred further than this from where the marker puts the tray is some other edge
+(the next tray, a shadow's edge on one side and not the other)."""
+MARKER_PLAUSIBLE = 6.0
+"""How many of the marker's own standard deviations its facing can be off in the worst case
+seen on rendered tables (5.1 in ~800 markers): an outline that disagrees by more found some
+other edge."""
+CHI2_99 = 6.63
+"""99% point of the chi-square distribution with 1 degree of freedom."""
+
+
+@dataclass
+class Fused:
+    """A unit's pose and covariance (x, y mm; facing rad), which evidence decided it and why."""
+
+    pose: Pose
+    cov: np.ndarray
+    evidence: str
+    why: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def outline_independent(unit: UnitMarker) -> bool:
+    """Whether the tray shows an outline of its own: some side lies farther from the marker's
+    parallel edge than a third of the marker (its quiet zone and then some)."""
+    ox, oy = unit.marker_offset_mm
+    h = unit.marker_size_mm / 2
+    gaps = (unit.width_mm / 2 - (ox + h), unit.width_mm / 2 + (ox - h),
+            unit.depth_mm / 2 - (oy + h), unit.depth_mm / 2 + (oy - h))
+    return max(gaps) > unit.marker_size_mm / 3
+
+
+def _vec(p: Pose) -> np.ndarray:
+    return np.array([p.x, p.y, math.radians(p.facing)])
+
+
+def _wrap(d: np.ndarray) -> np.ndarray:
+    d = d.copy()
+    d[2] = (d[2] + math.pi) % (2 * math.pi) - math.pi
+    return d
+
+
+def outline_estimate(fit: OutlineFit, marker: np.ndarray, marker_cov: np.ndarray,
+                     unit: UnitMarker, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """What the outline alone says: the pose (x, y, rad) and its covariance, the facing's with
+    the tilt of its edges. The fit ran with the marker as a prior (``fit.info`` is what its
+    edge points alone carry); in the linearised problem the outline-only estimate is
+    x_fit + I_o^-1 P (x_fit - x_marker)."""
+    info = fit.info + np.eye(3) * 1e-9 * max(float(np.trace(fit.info)), 1.0)
+    prior = np.linalg.inv(marker_cov)
+    d_fit = _wrap(_vec(fit.pose) - marker)
+    x_o = marker + np.linalg.solve(info, (info + prior) @ d_fit)
+    cov = np.linalg.inv(info) * PROFILE_CORRELATION
+    tilt = EDGE_TILT_PX / max(px_per_mm, 1e-6) / max(unit.width_mm, unit.depth_mm)
+    cov[2, 2] += tilt ** 2
+    return x_o, cov
+
+
+def fuse(marker_pose: Pose, marker_cov: np.ndarray, fit: OutlineFit | None, unit: UnitMarker,
+         px_per_mm: float) -> Fused:
+    """The unit's pose from its marker and (when it passes the tests above) its outline's
+    facing."""
+    alone = Fused(marker_pose, marker_cov, "marker", "")
+    if not outline_independent(unit):
+        alone.why = "the tray is no larger than its marker's sticker: no outline of its own"
+        return alone
+    if fit is None:
+        alone.why = "too few edge points on the tray's outline (hidden, or no clear edge)"
+        return alone
+    alone.info = {"edge_points": fit.points, "sides": fit.sides,
+                  "edge_rms_mm": round(fit.rms_mm, 3), "edge_kept": round(fit.kept, 2)}
+    rms_px = fit.rms_mm * px_per_mm
+    if fit.kept < MIN_KEPT or rms_px > MAX_RMS_PX:
+        alone.why = (f"the tray's outline is ragged ({fit.kept:.0%} of its edge profiles kept, "
+                     f"{rms_px:.2f} px scatter): not a clean edge")
+        return alone
+    m = _vec(marker_pose)
+    x_o, cov_o = outline_estimate(fit, m, marker_cov, unit, px_per_mm)
+    d = _wrap(x_o - m)
+    moved, turned = math.hypot(d[0], d[1]), math.degrees(d[2])
+    if moved > SANE_MM:
+        alone.why = (f"the tray's outline is centred {moved:.1f} mm from where the marker puts "
+                     "the tray: some other edge")
+        return alone
+    s = marker_cov[2, 2] + cov_o[2, 2]
+    chi2 = d[2] ** 2 / s
+    alone.info["chi2"] = round(float(chi2), 2)
+    # What the marker's pose becomes when its facing moves by d[2]: the centre moves with it
+    # where the marker sits off the tray's centre (their covariance).
+    along = marker_cov[:, 2] / marker_cov[2, 2]
+    if chi2 > CHI2_99:
+        apart = (f"the tray's outline turns {turned:+.2f} deg from the marker's facing "
+                 f"(chi-square {chi2:.1f} of 1 degree of freedom)")
+        if d[2] ** 2 / marker_cov[2, 2] <= MARKER_PLAUSIBLE ** 2:
+            # Either witness may be the one that is off: keep the marker, uncertain by the
+            # difference, so that the sigma covers both.
+            shift = along * d[2]
+            alone.cov = marker_cov + np.outer(shift, shift)
+            alone.why = apart + ": which is right cannot be told, so the uncertainty covers both"
+        else:
+            alone.why = apart + ": too far for the marker to be off, so not the tray's edge"
+        return alone
+    gain = marker_cov[:, 2] / s
+    x = m + gain * d[2]
+    cov = marker_cov - np.outer(gain, marker_cov[2, :])
+    cov = (cov + cov.T) / 2
+    pose = Pose(float(x[0]), float(x[1]), normalize_deg(math.degrees(x[2])))
+    why = (f"the tray's outline ({fit.points} edge points on {fit.sides} sides) agrees with the "
+           f"marker's facing ({turned:+.2f} deg; chi-square {chi2:.1f} of 1): its facing, the "
+           "longer edge's, is combined with the marker's by their uncertainties")
+    return Fused(pose, cov, "marker+outline", why, alone.info)
