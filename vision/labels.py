@@ -42,12 +42,13 @@ class LabelBoard:
     def place(self, centres: list[tuple[float, float]], size: tuple[float, float],
               pad: float = 0.0) -> int:
         """The index of the first candidate centre whose box (``size`` plus ``pad`` all round)
-        is free, else of the least crowded one; its box is recorded."""
-        w, h = size[0] / 2 + pad, size[1] / 2 + pad
-        boxes = [(x - w, y - h, x + w, y + h) for x, y in centres]
-        costs = [self.cost(b) for b in boxes]
+        is free, else of the least crowded one; its box (without the pad) is recorded."""
+        w, h = size[0] / 2, size[1] / 2
+        costs = [self.cost((x - w - pad, y - h - pad, x + w + pad, y + h + pad))
+                 for x, y in centres]
         best = next((i for i, c in enumerate(costs) if c <= 0), None)
         if best is None:
-            best = min(range(len(boxes)), key=lambda i: (costs[i], i))
-        self.add(boxes[best])
+            best = min(range(len(centres)), key=lambda i: (costs[i], i))
+        x, y = centres[best]
+        self.add((x - w, y - h, x + w, y + h))
         return best

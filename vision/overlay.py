@@ -632,14 +632,15 @@ def _label_behind(cv: _Canvas, form: g.Formation, pose: g.Pose, s: str, colour: 
     busy table, where that place is taken by another unit or label, the first free place among
     a few more (in front, to either side, further out; :class:`vision.labels.LabelBoard`), with
     a thin leader line back to the unit."""
-    c, rear, front, right, left = cv.px([pose.centre, pose.to_world(0.0, -form.depth / 2),
-                                         pose.to_world(0.0, form.depth / 2),
-                                         pose.to_world(form.width / 2, 0.0),
-                                         pose.to_world(-form.width / 2, 0.0)])
+    hw, hd = form.width / 2, form.depth / 2
+    c, *edges = cv.px([pose.centre, pose.to_world(0.0, -hd), pose.to_world(0.0, hd),
+                       pose.to_world(hw, 0.0), pose.to_world(-hw, 0.0),
+                       pose.to_world(hw, -hd), pose.to_world(-hw, -hd),
+                       pose.to_world(hw, hd), pose.to_world(-hw, hd)])
     (tw, th), _ = cv2.getTextSize(s, _FONT, scale * cv.u, cv.thick(1))
     candidates, anchors = [], []
-    for step in range(4):
-        for edge in (rear, front, right, left):
+    for step in range(6):
+        for edge in edges:  # rear, front, right, left, then the four corners
             d = edge - c
             n = float(np.hypot(*d))
             d = d / n if n > 1e-9 else np.array([0.0, 1.0])
@@ -648,7 +649,7 @@ def _label_behind(cv: _Canvas, form: g.Formation, pose: g.Pose, s: str, colour: 
             anchors.append(edge)
     k = cv.board.place(candidates, (tw, th), pad=2 * cv.u)
     x, y = candidates[k]
-    if k >= 4:  # moved away from its unit: a leader line shows whose it is
+    if k >= 8:  # moved away from its unit: a leader line shows whose it is
         a = anchors[k]
         b = np.array([np.clip(a[0], x - tw / 2, x + tw / 2), np.clip(a[1], y - th / 2, y + th / 2)])
         cv2.line(cv.img, tuple(int(v) for v in a), tuple(int(v) for v in b), P.DARK_GREY,
