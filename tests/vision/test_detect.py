@@ -108,9 +108,9 @@ def test_bundled_sample_photo_reproduces_the_sample_scene():
 
 
 def test_4k_photo_half_size_marker_search_keeps_the_accuracy(monkeypatch):
-    """Large photos look for markers at half size first (vision.detect.HALF_SIZE_MIN_PX); the
-    corners refitted on the full photo give the same poses as a full-size search, and a marker
-    the half-size pass misses is still found by the full-size pass."""
+    """Large photos look for markers at half size first (vision.marker_search.HALF_SIZE_MIN_PX);
+    the corners refitted on the full photo give the same poses as a full-size search, and a
+    marker the half-size passes miss is still found by the full-size passes."""
     import importlib
 
     from vision.synth import Shot, random_table, render
@@ -124,12 +124,16 @@ def test_4k_photo_half_size_marker_search_keeps_the_accuracy(monkeypatch):
     assert np.percentile(pos, 95) <= 0.2 and np.percentile(face, 95) <= 0.25, (pos, face)
     assert np.percentile(corner, 95) <= 0.5, corner
 
-    detect_mod = importlib.import_module("vision.detect")  # the module, not the function
-    half = detect_mod._half_size_markers
-    monkeypatch.setattr(detect_mod, "_half_size_markers",
-                        lambda gray, ms: half(gray, ms)[::2])  # half of them "missed"
+    search = importlib.import_module("vision.marker_search")
+    half = search._half_size
+
+    def miss_half(gray, ms, expected):  # half of them "missed", and no table marker at all
+        found, rejected = half(gray, ms, expected)
+        return [f for f in found if f[0] not in ms.table_by_id][::2], rejected
+
+    monkeypatch.setattr(search, "_half_size", miss_half)
     partial = detect(shot.image, markers)
-    monkeypatch.setattr(detect_mod, "HALF_SIZE_MIN_PX", 10 ** 9)
+    monkeypatch.setattr(search, "HALF_SIZE_MIN_PX", 10 ** 9)
     full = detect(shot.image, markers)
     for other in (partial, full):
         assert other["detection"]["missing_units"] == []

@@ -1,0 +1,279 @@
+"""Finding the markers of a marker set in a photo (step 1 of :func:`vision.detect`).
+
+OpenCV's ``cv2.aruco.ArucoDetector`` (the 4.7+/5 API) finds and decodes the markers; this module
+decides which passes to make and puts the corners on the photo's edges:
+
+- Large photos (4K, 12 MP) are searched at half size first, with several threshold windows in
+  turn, and at full size only when a missing marker could be too small at half size.
+- Then the full photo, one threshold window after another (:data:`WINDOWS`), while a marker of
+  the set is missing.
+- Then the quads ArUco found but could not read are read again for the missing markers,
+  correcting as many bit errors as the dictionary allows (:func:`read_missing`).
+- Every corner is refined on the marker's edges (:func:`vision.edges.refine_quads`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .edges import EDGE_WINDOW_PX, SEARCH_PX, refine_quads
+from .markers import MarkerSet
+
+WINDOWS = (9, 7, 15, 25, 5, 35, 13, 3)
+"""Adaptive-threshold window sizes (px) tried one after the other on the full photo until
+every marker of the set is found. One window finds every marker of a clean photo; in a blurred,
+noisy one a small marker can fail to decode at one size and decode at the next, so one more
+~8 ms pass (1080p) usually completes the set, where a single pass with OpenCV's several windows
+cost four. 13 and 3 are OpenCV's own (its default detector found a far 16 x 21 px marker of a
+real photo that the others missed). Only a marker that really is not there pays for all."""
+HALF_SIZE_MIN_PX = 3000
+"""Photos at least this long (4K, 12 MP) are searched for markers at half size first: ArUco's
+thresholding and contour search cost ~45 ms on 12 MP and ~15 ms at half size, and a 25 mm
+marker is still 14-26 px across there. The corners are then put back on the full photo by the
+edge fits of :func:`~vision.edges.refine_quads`, first with a wide search (a half-size corner
+can be 2 px off in the photo) and then as for any marker."""
+HALF_WINDOWS = (5, 9, 3, 13)  # at half size: 10, 18, 6 and 26 px in the photo
+HALF_ENOUGH_PX = 18.0
+"""A missing marker that would be at least this many pixels across at half size (the table's
+scale at its far corners, from the table markers found) is not looked for at full size: the
+half-size passes see it as well, and a 12 MP pass costs three of them."""
+COARSE_SEARCH_PX = 4.0
+WIDE_EDGE_MIN_CELL_PX = 6.0  # cells of >= 6 px: room for the wide edge window
+MID_EDGE_MIN_CELL_PX = 5.0  # cells of >= 5 px: room for a middle one
+MID_SEARCH_PX = 3.0
+MID_EDGE_WINDOW_PX = 2.0
+READ_CELL_PX = 8  # a quad read again is resampled at this many pixels per cell
+
+Found = list[tuple[int, np.ndarray]]
+
+
+def aruco_detector(markers: MarkerSet, windows: tuple[int, int, int] = (9, 9, 10),
+                   min_perimeter_rate: float = 0.012,
+                   refinement: int = cv2.aruco.CORNER_REFINE_CONTOUR) -> cv2.aruco.ArucoDetector:
+    """OpenCV's ArUco detector with CONTOUR corner refinement, tuned for small tray markers
+    (a 25 mm marker can be 30 px across at the far end of a tilted 4K photo). ``windows`` is
+    (min, max, step) of the adaptive-threshold window sizes: one size is twice as fast as
+    OpenCV's three and finds every marker on an evenly lit table."""
+    p = cv2.aruco.DetectorParameters()
+    p.cornerRefinementMethod = refinement
+    p.minMarkerPerimeterRate = min_perimeter_rate
+    p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeMax, p.adaptiveThreshWinSizeStep = windows
+    return cv2.aruco.ArucoDetector(markers.aruco_dictionary, p)
+
+
+def _detect(gray: np.ndarray, markers: MarkerSet, window: int,
+            refinement: int = cv2.aruco.CORNER_REFINE_CONTOUR) -> tuple[Any, Any, Any]:
+    """One ArUco pass. OpenCV's CONTOUR refinement can fail an assertion on a tiny marker
+    (``_interpolate2Dline``: fewer than two contour points on a side); the pass is then made
+    without it (the edge fits of :func:`~vision.edges.refine_quads` place the corners anyway)."""
+    try:
+        return aruco_detector(markers, (window, window, 10), refinement=refinement
+                              ).detectMarkers(gray)
+    except cv2.error:
+        return aruco_detector(markers, (window, window, 10),
+                              refinement=cv2.aruco.CORNER_REFINE_NONE).detectMarkers(gray)
+
+
+def _add(found: Found, corners: Any, ids: Any) -> None:
+    """Add a pass's markers not already found (by id and place)."""
+    if ids is None:
+        return
+    centres = np.array([c.reshape(4, 2).mean(axis=0) for _, c in found]).reshape(-1, 2)
+    for i, c in zip(ids.ravel().tolist(), corners, strict=True):
+        m = c.reshape(4, 2).mean(axis=0)
+        if not len(centres) or np.min(np.linalg.norm(centres - m, axis=1)) > 3:
+            found.append((int(i), np.asarray(c, np.float64).reshape(4, 2)))
+
+
+def _half_size(gray: np.ndarray, markers: MarkerSet, expected: set[int],
+               ) -> tuple[Found, list[np.ndarray]]:
+    """Markers found on the photo at half size (window after window while one is missing),
+    corners fitted on the full photo with a wide search; and the unread quads (photo px)."""
+    h, w = gray.shape[0] // 2, gray.shape[1] // 2
+    small = cv2.resize(gray[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
+    found: Found = []
+    rejected: list[np.ndarray] = []
+    for win in HALF_WINDOWS:
+        if expected <= {i for i, _ in found}:
+            break
+        corners, ids, rej = _detect(small, markers, win, cv2.aruco.CORNER_REFINE_NONE)
+        _add(found, corners, ids)
+        rejected += [np.asarray(r, np.float64).reshape(4, 2) * 2 + 0.5 for r in rej]
+    if not found:
+        return [], rejected
+    # Pixel i at half size averages photo pixels 2i and 2i + 1.
+    start = np.array([c for _, c in found]) * 2 + 0.5
+    quads, _ = refine_quads(gray, start, search_px=COARSE_SEARCH_PX)
+    return [(i, q) for (i, _), q in zip(found, quads, strict=True)], rejected
+
+
+def _half_size_enough(found: Found, markers: MarkerSet, missing: set[int]) -> bool:
+    """Whether every missing marker would be :data:`HALF_ENOUGH_PX` across at half size
+    wherever it lies on the table (judged from the table markers found; False with fewer than
+    three of them)."""
+    table = [(i, q) for i, q in found if i in markers.table_by_id]
+    if len(table) < 3:
+        return False
+    img = np.vstack([q for _, q in table])
+    tab = np.vstack([markers.table_by_id[i].corners() for i, _ in table])
+    H, _ = cv2.findHomography(tab, img, 0)
+    if H is None:
+        return False
+    w, d = markers.table.width_mm, markers.table.depth_mm
+    pts = np.array([[0, 0], [w, 0], [w, d], [0, d], [w / 2, d], [w / 2, 0]], np.float64)
+    a = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    b = cv2.perspectiveTransform((pts + [10.0, 0.0]).reshape(-1, 1, 2), H).reshape(-1, 2)
+    c = cv2.perspectiveTransform((pts + [0.0, 10.0]).reshape(-1, 1, 2), H).reshape(-1, 2)
+    px_per_mm = min(np.linalg.norm(b - a, axis=1).min(), np.linalg.norm(c - a, axis=1).min()) / 10
+    sizes = [markers.table_by_id[i].size_mm if i in markers.table_by_id
+             else markers.unit_by_marker[i].marker_size_mm for i in missing]
+    return min(sizes) * px_per_mm / 2 >= HALF_ENOUGH_PX
+
+
+def _codes(markers: MarkerSet, ids: set[int]) -> dict[int, list[np.ndarray]]:
+    """Each id's inner bits (markerSize x markerSize, 1 = white) in its four turns."""
+    d = markers.aruco_dictionary
+    out = {}
+    for i in ids:
+        bits = d.getBitsFromByteList(d.bytesList[i:i + 1], d.markerSize).astype(bool)
+        out[i] = [np.rot90(bits, -k) for k in range(4)]
+    return out
+
+
+def read_missing(gray: np.ndarray, quads: list[np.ndarray], markers: MarkerSet,
+                 missing: set[int]) -> Found:
+    """Read unread quads again for the missing markers: the cells' mean grey, split into dark
+    and light at the midpoint of the two clusters, a border that is dark (all but a third of
+    its cells), and inner bits that match one missing id within the dictionary's correction
+    capacity (``maxCorrectionBits``; OpenCV's default corrects 60% of it: none at all for a
+    4x4 dictionary, so one blurred cell loses a marker) and no other within two bits more."""
+    if not quads or not missing:
+        return []
+    d = markers.aruco_dictionary
+    n = d.markerSize + 2
+    codes = _codes(markers, missing)
+    size = n * READ_CELL_PX
+    dst = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32) - 0.5
+    lo, hi = int(READ_CELL_PX * 0.25), int(READ_CELL_PX * 0.75)
+    border = np.ones((n, n), bool)
+    border[1:-1, 1:-1] = False
+    out: Found = []
+    for q in quads:
+        M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+        patch = cv2.warpPerspective(gray, M, (size, size), flags=cv2.INTER_LINEAR)
+        cells = patch.reshape(n, READ_CELL_PX, n, READ_CELL_PX)[:, lo:hi, :, lo:hi]
+        means = cells.mean(axis=(1, 3))
+        thr = _two_means(means.ravel())
+        if thr is None:
+            continue
+        white = means > thr
+        if white[border].sum() > border.sum() / 3:
+            continue
+        inner = white[1:-1, 1:-1]
+        scores = sorted((int((inner != code).sum()), i, k) for i, turns in codes.items()
+                        for k, code in enumerate(turns))
+        best, ident, turn = scores[0]
+        rival = min((s for s, i, _ in scores if i != ident), default=99)
+        if best <= d.maxCorrectionBits and rival >= best + 2:
+            out.append((ident, np.roll(q, -turn, axis=0)))
+            missing = missing - {ident}
+            codes.pop(ident)
+            if not codes:
+                break
+    return out
+
+
+def _two_means(v: np.ndarray) -> float | None:
+    """The midpoint between the dark and the light cluster of cell means (None when the quad
+    has no contrast)."""
+    t = float(v.mean())
+    for _ in range(10):
+        a, b = v[v <= t], v[v > t]
+        if not len(a) or not len(b):
+            return None
+        t = (a.mean() + b.mean()) / 2
+    return t if b.mean() - a.mean() > 30 else None
+
+
+def find_markers(gray: np.ndarray, markers: MarkerSet) -> Found:
+    """Every decoded marker as (id, raw 4x2 corners in ArUco order, edge-refined): the passes
+    of the module's docstring, the union of what they found. A pass's unread quads are read
+    again at once (after all the half-size passes for a large photo), so that a blurred marker
+    does not send the photo through every pass."""
+    expected = set(markers.table_by_id) | set(markers.unit_by_marker)
+    found: Found = []
+    full = True
+    if max(gray.shape[:2]) >= HALF_SIZE_MIN_PX:
+        found, rejected = _half_size(gray, markers, expected)
+        _read_again(gray, markers, expected, found, rejected)
+        missing = expected - {i for i, _ in found}
+        full = bool(missing) and not _half_size_enough(found, markers, missing)
+    for win in WINDOWS if full else ():
+        if expected <= {i for i, _ in found}:
+            break
+        corners, ids, rej = _detect(gray, markers, win)
+        _add(found, corners, ids)
+        _read_again(gray, markers, expected, found,
+                    [np.asarray(r, np.float64).reshape(4, 2) for r in rej])
+    if not found:
+        return []
+    return refine_found(gray, markers, found)
+
+
+def _read_again(gray: np.ndarray, markers: MarkerSet, expected: set[int], found: Found,
+                rejected: list[np.ndarray]) -> None:
+    """Add the missing markers that :func:`read_missing` reads among the unread quads."""
+    missing = expected - {i for i, _ in found}
+    if missing and rejected:
+        _add_read(found, read_missing(gray, _candidates(rejected, found), markers, missing))
+
+
+def _candidates(rejected: list[np.ndarray], found: Found) -> list[np.ndarray]:
+    """The unread quads of every pass worth reading again: roughly square (sides within 2.5x
+    of one another), not on a marker already found, each once (the same quad comes back from
+    pass after pass, corners within 2 px)."""
+    found_c = [(q.mean(axis=0), np.linalg.norm(q[0] - q[2])) for _, q in found]
+    out: list[np.ndarray] = []
+    for q in rejected:
+        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+        if sides.min() < 6 or sides.max() > 2.5 * sides.min():
+            continue
+        c = q.mean(axis=0)
+        if any(np.linalg.norm(c - fc) < r for fc, r in found_c):
+            continue
+        if any(np.abs(o - q).max() < 2 for o in out):
+            continue
+        out.append(q)
+    return out
+
+
+def _add_read(found: Found, read: Found) -> None:
+    centres = np.array([q.mean(axis=0) for _, q in found]).reshape(-1, 2)
+    for i, q in read:
+        if not len(centres) or np.min(np.linalg.norm(centres - q.mean(axis=0), axis=1)) > 3:
+            found.append((i, q))
+
+
+def refine_found(gray: np.ndarray, markers: MarkerSet, found: Found) -> Found:
+    """Every marker's corners refined on its edges. Markers whose border cells are wide enough
+    take a wider edge window (edges.EDGE_WINDOW_PX; MID_EDGE_WINDOW_PX for a little less room):
+    a blurred edge cut by the narrow window is pulled towards its steepest sample, whose place
+    depends on the pixel grid. On table markers that moved every tray ~0.1 mm; on tray markers
+    under a 1-2.5 px motion blur (the club appearance) it doubled the 4K position and facing
+    errors (p95 0.21 -> 0.13 mm, 0.28 -> 0.14 deg)."""
+    quads = np.array([c.reshape(4, 2) for _, c in found], np.float64)
+    cell = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1) / (
+        markers.aruco_dictionary.markerSize + 2)
+    refined = quads.copy()
+    for lo, hi, kw in ((0.0, MID_EDGE_MIN_CELL_PX, {}),
+                       (MID_EDGE_MIN_CELL_PX, WIDE_EDGE_MIN_CELL_PX,
+                        dict(search_px=MID_SEARCH_PX, window_px=MID_EDGE_WINDOW_PX)),
+                       (WIDE_EDGE_MIN_CELL_PX, np.inf,
+                        dict(search_px=SEARCH_PX, window_px=EDGE_WINDOW_PX))):
+        pick = (cell >= lo) & (cell < hi)
+        if pick.any():
+            refined[pick], _ = refine_quads(gray, quads[pick], **kw)
+    return [(int(i), q) for (i, _), q in zip(found, refined, strict=True)]
