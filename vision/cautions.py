@@ -33,10 +33,11 @@ def three_marker_warning(view: TableView, trays: list[TrayPose]) -> list[str]:
 
 
 def calibration_warnings(calibration: Intrinsics | None, size: tuple[int, int],
-                         view: TableView, nominal_residual_px: float | None) -> list[str]:
+                         view: TableView, nominal: TableView | None) -> list[str]:
     """A camera calibration that does not fit the photo: another image size (scaled, which is
-    right only for the same camera and zoom), or a table plane that fits far worse through the
-    calibration's lens model than without one."""
+    right only for the same camera and zoom), or a table plane that fits worse through the
+    calibration's lens model than through none (``nominal``): a larger residual, or table
+    markers that no longer fit the others."""
     if calibration is None:
         return []
     out = []
@@ -46,11 +47,14 @@ def calibration_warnings(calibration: Intrinsics | None, size: tuple[int, int],
         out.append(f"the camera calibration is for {cw}x{ch} photos and this one is {w}x{h}: it "
                    "was scaled, which is right only for the same camera at the same zoom")
     res = view.residual_px
-    worse = nominal_residual_px is not None and res > 2 * max(nominal_residual_px, 0.05)
+    worse = nominal is not None and (res > 1.5 * nominal.residual_px + 0.1
+                                     or len(view.outliers) > len(nominal.outliers))
     if res > 3 * USUAL_TABLE_RESIDUAL_PX or worse:
         text = (f"the table markers fit the table plane to {res:.2f} px through the camera "
                 f"calibration (usually under {USUAL_TABLE_RESIDUAL_PX:g} px")
-        if nominal_residual_px is not None:
-            text += f"; {nominal_residual_px:.2f} px without it"
+        if nominal is not None:
+            text += f"; {nominal.residual_px:.2f} px without it"
+            if len(view.outliers) > len(nominal.outliers):
+                text += f", and markers {view.outliers} no longer fit the others"
         out.append(text + "): the calibration may be of another camera or zoom")
     return out

@@ -81,6 +81,42 @@ def _intrinsics(shape: tuple[int, ...], fov_deg: float | None,
     return Intrinsics.nominal(w, h, fov_deg or DEFAULT_FOV_DEG)
 
 
+def _table(table_seen: dict[int, np.ndarray], ms: MarkerSet, shape: tuple[int, ...], *,
+           fov_deg: float | None, calibration: Intrinsics | None, parallax: bool,
+           estimate_distortion: bool) -> tuple[TableView, list[str]]:
+    """The table view (step 2) and what to warn about it. With a camera calibration the table
+    is also fitted without one, to tell a calibration that does not fit this photo."""
+    nominal = None
+    if calibration is not None:
+        try:
+            nominal = calibrate_table(table_seen, ms, _intrinsics(shape, fov_deg, None),
+                                      estimate_distortion=estimate_distortion)
+        except DetectionError:
+            nominal = None
+    try:
+        view = calibrate_table(table_seen, ms, _intrinsics(shape, fov_deg, calibration),
+                               estimate_distortion=estimate_distortion)
+    except DetectionError as e:
+        if nominal is None:
+            raise
+        raise DetectionError(f"{e}, through the camera calibration given; without it they "
+                             "fit: is the calibration of this camera at this zoom?") from None
+    if calibration is None and parallax:
+        first = corner_scatter([(view.residual_ss_px, view.residual_dof)])
+        view = refine_focal(view, table_covariance(view.H, view.fit_ideal, view.fit_table,
+                                                   first))
+    if not parallax:
+        view.centre = np.array([view.centre[0], view.centre[1], 1e12])
+    warnings = []
+    if view.missing:
+        warnings.append(f"table markers not seen: {view.missing} (calibrated from {view.used})")
+    if view.outliers:
+        warnings.append(f"table markers {view.outliers} do not fit the others (moved?) and "
+                        "were not used")
+    warnings += calibration_warnings(calibration, (shape[1], shape[0]), view, nominal)
+    return view, warnings
+
+
 def detect(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
            fov_deg: float | None = None, calibration: Intrinsics | None = None,
            refine: bool = True, parallax: bool = True,
@@ -127,25 +163,11 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
             unknown.append(mid)
 
     t = time.perf_counter()
-    intr = _intrinsics(gray.shape, fov_deg, calibration)
-    view = calibrate_table(table_seen, ms, intr, estimate_distortion=estimate_distortion)
-    if calibration is None and parallax:
-        first = corner_scatter([(view.residual_ss_px, view.residual_dof)])
-        view = refine_focal(view, table_covariance(view.H, view.fit_ideal, view.fit_table,
-                                                   first))
-    if not parallax:
-        view.centre = np.array([view.centre[0], view.centre[1], 1e12])
+    view, table_warnings = _table(table_seen, ms, gray.shape, fov_deg=fov_deg,
+                                  calibration=calibration, parallax=parallax,
+                                  estimate_distortion=estimate_distortion)
+    warnings += table_warnings
     timings["table"] = (time.perf_counter() - t) * 1000
-    if view.missing:
-        warnings.append(f"table markers not seen: {view.missing} (calibrated from {view.used})")
-    if view.outliers:
-        warnings.append(f"table markers {view.outliers} do not fit the others (moved?) and "
-                        "were not used")
-    if calibration is not None:
-        nominal = calibrate_table(table_seen, ms, _intrinsics(gray.shape, fov_deg, None),
-                                  estimate_distortion=False).residual_px
-        warnings += calibration_warnings(calibration, (gray.shape[1], gray.shape[0]), view,
-                                         nominal)
 
     t = time.perf_counter()
     missing: list[str] = []

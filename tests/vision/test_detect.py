@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from vision import detect
+from vision import DetectionError, detect
 from vision.camera import Intrinsics
 
 from .conftest import errors
@@ -142,3 +143,23 @@ def test_4k_photo_half_size_marker_search_keeps_the_accuracy(monkeypatch):
             v = by_id[u["id"]]
             assert abs(u["x"] - v["x"]) < 0.05 and abs(u["y"] - v["y"]) < 0.05, (u, v)
             assert abs((u["facing"] - v["facing"] + 180) % 360 - 180) < 0.05, (u, v)
+
+
+def test_a_calibration_of_another_size_or_lens_is_named(table_barrel):
+    """A calibration made at another image size is scaled (right only for the same camera and
+    zoom); one of another lens leaves the table markers far off their plane: both warn."""
+    cam = table_barrel.camera.intr
+    half = Intrinsics.from_json(cam.to_json())
+    half = Intrinsics(half.K * np.array([[0.5], [0.5], [1.0]]), half.dist, (960, 540))
+    scene = detect(table_barrel.image, table_barrel.markers, calibration=half)
+    assert any("calibration is for 960x540 photos" in w for w in scene["detection"]["warnings"])
+    wrong = cam.with_dist([0.05, 0, 0, 0, 0])  # pincushion where the lens is barrel
+    scene = detect(table_barrel.image, table_barrel.markers, calibration=wrong)
+    warn = [w for w in scene["detection"]["warnings"] if "may be of another camera" in w]
+    assert len(warn) == 1 and "without it" in warn[0]
+    with pytest.raises(DetectionError, match="through the camera calibration given; without it "
+                                             "they fit"):
+        detect(table_barrel.image, table_barrel.markers,
+               calibration=cam.with_dist([0.35, 0, 0, 0, 0]))
+    good = detect(table_barrel.image, table_barrel.markers, calibration=cam)
+    assert not any("calibration" in w for w in good["detection"]["warnings"])
