@@ -40,12 +40,12 @@ from .outline import OutlineFit
 PROFILE_CORRELATION = 4.0
 """Neighbouring edge profiles share blur, texture and JPEG blocks: the information of the edge
 points counts as that of one profile in four."""
-EDGE_TILT_PX = 0.25
+EDGE_TILT_PX = 0.3
 """Standard deviation (px) by which a side's edge can be found further out at one end than at
 the other (a model leaning over part of it, a shadow across it, uneven blur): it turns the
 outline by EDGE_TILT_PX / side length. Fitted on rendered tables of both appearances
 (bench/vision.py): without it 4% of the outline facings lay beyond 3 sigma at 1080p, with
-0.15 px 1%."""
+0.15 px 1%, with 0.25 px 1.5% of the fused facings (errors at 3.2-3.5 sigma)."""
 MIN_KEPT = 0.5
 MAX_RMS_PX = 1.0
 SANE_MM = 1.5

@@ -56,6 +56,8 @@ MARKER_PRIOR_DOF = 8
 """Weight (degrees of freedom) of the photo's corner scatter against a tray marker's own four
 when that marker's scatter is estimated: on rendered tables a sixth of the marker facings beyond
 3 sigma came from markers whose own corners scattered two to three times the photo's."""
+CHI2_4_999 = 18.47
+"""99.9% point of the chi-square distribution with 4 degrees of freedom."""
 FOCAL_PRIOR = 0.10
 """Relative standard deviation of a nominal focal length (no calibration): phone main cameras
 and webcams span roughly 60-72 degrees of horizontal field."""
@@ -81,10 +83,14 @@ class Scatter:
         """Each tray marker's own corner scatter (px): the photo's, moved towards what the
         marker's own square fit shows (``ss``, px^2, ``dof`` each) as far as its few degrees of
         freedom allow (a marker under glare, in a shadow or blurred further shows more than
-        the photo's typical scatter), never below the photo's."""
-        own = (MARKER_PRIOR_DOF * self.px ** 2 + np.asarray(ss, np.float64)) / (
-            MARKER_PRIOR_DOF + dof)
-        return np.maximum(np.sqrt(own), self.px)
+        the photo's typical scatter), never below the photo's. A marker whose corners are no
+        square at all (``ss`` beyond the 99.9% point of the photo's scatter: a shadow or a
+        model across a corner) may have all of that error in one corner: its scatter is then
+        the whole residual in one corner's two coordinates."""
+        ss = np.asarray(ss, np.float64)
+        own = np.sqrt((MARKER_PRIOR_DOF * self.px ** 2 + ss) / (MARKER_PRIOR_DOF + dof))
+        broken = ss > CHI2_4_999 * self.px ** 2
+        return np.maximum(np.where(broken, np.sqrt(ss / 2), own), self.px)
 
 
 def square_residuals(view: TableView, raw: np.ndarray, q: np.ndarray,
