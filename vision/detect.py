@@ -35,7 +35,7 @@ from .markers import MarkerSet, load_markers
 from .poses import tray_poses
 from .table import TableView, calibrate_table
 from .trays import MarkerFix, measure_markers
-from .uncertainty import corner_scatter, table_covariance
+from .uncertainty import Scatter, corner_scatter, table_covariance
 
 __all__ = ["detect", "detect_with_view", "find_markers", "aruco_detector", "to_gray"]
 
@@ -134,20 +134,10 @@ def detect(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
                             estimate_distortion=estimate_distortion)[0]
 
 
-def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
-                     fov_deg: float | None = None, calibration: Intrinsics | None = None,
-                     refine: bool = True, parallax: bool = True,
-                     estimate_distortion: bool = True) -> tuple[dict[str, Any], TableView]:
-    """:func:`detect` plus the :class:`~vision.table.TableView` it calibrated."""
-    t0 = time.perf_counter()
-    ms = load_markers(markers)
-    gray = to_gray(image)
-    timings: dict[str, float] = {}
-    t = time.perf_counter()
-    found = find_markers(gray, ms)
-    timings["markers"] = (time.perf_counter() - t) * 1000
-
-    warnings: list[str] = []
+def _sort_found(found: list[tuple[int, np.ndarray]], ms: MarkerSet,
+                ) -> tuple[dict[int, np.ndarray], dict[int, list[np.ndarray]], list[int]]:
+    """The markers found, as table markers (id -> corners), tray markers (id -> every quad
+    that decoded as it) and ids of neither."""
     table_seen: dict[int, np.ndarray] = {}
     tray_seen: dict[int, list[np.ndarray]] = {}
     unknown: list[int] = []
@@ -161,15 +151,14 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
             tray_seen.setdefault(mid, []).append(c)
         else:
             unknown.append(mid)
+    return table_seen, tray_seen, unknown
 
-    t = time.perf_counter()
-    view, table_warnings = _table(table_seen, ms, gray.shape, fov_deg=fov_deg,
-                                  calibration=calibration, parallax=parallax,
-                                  estimate_distortion=estimate_distortion)
-    warnings += table_warnings
-    timings["table"] = (time.perf_counter() - t) * 1000
 
-    t = time.perf_counter()
+def _units_found(ms: MarkerSet, tray_seen: dict[int, list[np.ndarray]], view: TableView,
+                 warnings: list[str]) -> tuple[list[tuple[Any, MarkerFix, np.ndarray]],
+                                               list[str], list[dict[str, Any]]]:
+    """Each unit's marker measured on the table: the units found (unit, fix, corners), the ids
+    of those not found, and the look-alikes rejected (with ``warnings`` added)."""
     missing: list[str] = []
     rejected: list[dict[str, Any]] = []
     looked = [(um, q) for um in ms.units for q in tray_seen.get(um.marker, [])]
@@ -179,7 +168,6 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         by_unit.setdefault(um.id, []).append((fix, q))
     found_units = []
     for um in ms.units:
-        quads = tray_seen.get(um.marker, [])
         fixes = []
         for fix, q in by_unit.get(um.id, []):
             if fix.problem:
@@ -194,14 +182,37 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         if not fixes:
             missing.append(um.id)
             warnings.append(f"unit '{um.id}' not found (marker {um.marker} not seen"
-                            + (", a look-alike was rejected)" if quads else ")"))
+                            + (", a look-alike was rejected)" if tray_seen.get(um.marker)
+                               else ")"))
             continue
         found_units.append((um, *fixes[0]))
+    return found_units, missing, rejected
+
+
+def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
+                     fov_deg: float | None = None, calibration: Intrinsics | None = None,
+                     refine: bool = True, parallax: bool = True,
+                     estimate_distortion: bool = True) -> tuple[dict[str, Any], TableView]:
+    """:func:`detect` plus the :class:`~vision.table.TableView` it calibrated."""
+    t0 = time.perf_counter()
+    ms = load_markers(markers)
+    gray = to_gray(image)
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    table_seen, tray_seen, unknown = _sort_found(find_markers(gray, ms), ms)
+    timings["markers"] = (time.perf_counter() - t) * 1000
+
+    t = time.perf_counter()
+    view, warnings = _table(table_seen, ms, gray.shape, fov_deg=fov_deg,
+                            calibration=calibration, parallax=parallax,
+                            estimate_distortion=estimate_distortion)
+    timings["table"] = (time.perf_counter() - t) * 1000
+
+    t = time.perf_counter()
+    found_units, missing, rejected = _units_found(ms, tray_seen, view, warnings)
     trays, scatter, t_edges = tray_poses(gray, view, found_units, refine=refine,
                                          calibrated=calibration is not None)
     timings.update(t_edges)
-    units = [tp.scene_unit() for tp in trays]
-    per_unit = {tp.unit.id: tp.detection() for tp in trays}
     warnings += three_marker_warning(view, trays)
     timings["trays"] = (time.perf_counter() - t) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000  # detection plus poses
@@ -210,7 +221,7 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     scene: dict[str, Any] = {
         "table": {"width_mm": ms.table.width_mm, "depth_mm": ms.table.depth_mm},
         "terrain": list(extra.get("terrain", [])),
-        "units": units,
+        "units": [tp.scene_unit() for tp in trays],
     }
     t = time.perf_counter()
     try:
@@ -223,6 +234,19 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         "missing_units": missing,
         "rejected_markers": rejected,
         "unknown_markers": sorted(unknown),
+        **_view_report(view, scatter, parallax),
+        "calibration": calibration is not None,
+        "image_size": [int(gray.shape[1]), int(gray.shape[0])],
+        "units": {tp.unit.id: tp.detection() for tp in trays},
+        "table_to_image": np.round(view.Hinv / view.Hinv[2, 2], 9).tolist(),
+        "timings_ms": {k: round(v, 1) for k, v in timings.items()},
+    }
+    return scene, view
+
+
+def _view_report(view: TableView, scatter: Scatter, parallax: bool) -> dict[str, Any]:
+    """What the table calibration found, for ``detection``."""
+    return {
         "table_markers_used": view.used,
         "table_markers_missing": view.missing,
         "table_residual_mm": round(view.residual_mm, 3),
@@ -235,11 +259,4 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
         "focal_px": round(float(view.intr.K[0, 0]), 1),
         "focal_from_table_px": None if view.focal_estimate is None
         else [round(v, 1) for v in view.focal_estimate],
-        "calibration": calibration is not None,
-        "image_size": [int(gray.shape[1]), int(gray.shape[0])],
-        "units": per_unit,
-        "table_to_image": np.round(view.Hinv / view.Hinv[2, 2], 9).tolist(),
-        "timings_ms": {k: round(v, 1) for k, v in timings.items()},
     }
-    return scene, view
-
