@@ -30,6 +30,7 @@ from .camera import DEFAULT_FOV_DEG, Intrinsics
 from .cautions import calibration_warnings, three_marker_warning
 from .errors import DetectionError
 from .focal import refine_focal
+from .lens import LensFit, fit_k1
 from .marker_search import aruco_detector, find_markers
 from .markers import MarkerSet, load_markers
 from .poses import tray_poses
@@ -83,9 +84,10 @@ def _intrinsics(shape: tuple[int, ...], fov_deg: float | None,
 
 def _table(table_seen: dict[int, np.ndarray], ms: MarkerSet, shape: tuple[int, ...], *,
            fov_deg: float | None, calibration: Intrinsics | None, parallax: bool,
-           estimate_distortion: bool) -> tuple[TableView, list[str]]:
+           estimate_distortion: bool, k1: float | None = None) -> tuple[TableView, list[str]]:
     """The table view (step 2) and what to warn about it. With a camera calibration the table
-    is also fitted without one, to tell a calibration that does not fit this photo."""
+    is also fitted without one, to tell a calibration that does not fit this photo; ``k1``
+    (no calibration) is the lens's radial term to use."""
     nominal = None
     if calibration is not None:
         try:
@@ -93,9 +95,11 @@ def _table(table_seen: dict[int, np.ndarray], ms: MarkerSet, shape: tuple[int, .
                                       estimate_distortion=estimate_distortion)
         except DetectionError:
             nominal = None
+    intr = _intrinsics(shape, fov_deg, calibration)
+    if k1 is not None:
+        intr = intr.with_dist([k1, 0, 0, 0, 0])
     try:
-        view = calibrate_table(table_seen, ms, _intrinsics(shape, fov_deg, calibration),
-                               estimate_distortion=estimate_distortion)
+        view = calibrate_table(table_seen, ms, intr, estimate_distortion=estimate_distortion)
     except DetectionError as e:
         if nominal is None:
             raise
@@ -132,6 +136,20 @@ def detect(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     return detect_with_view(image, markers, fov_deg=fov_deg, calibration=calibration,
                             refine=refine, parallax=parallax,
                             estimate_distortion=estimate_distortion)[0]
+
+
+def _lens_fit(view: TableView, tray_seen: dict[int, list[np.ndarray]], ms: MarkerSet,
+              ) -> LensFit:
+    """The lens's radial term from the table markers and every tray marker seen once."""
+    quads, sizes, z = [], [], []
+    for mid, qs in tray_seen.items():
+        if len(qs) == 1:
+            um = ms.unit_by_marker[mid]
+            quads.append(qs[0])
+            sizes.append(um.marker_size_mm)
+            z.append(um.height_mm)
+    return fit_k1(view, view.fit_raw, np.array(quads, np.float64).reshape(-1, 4, 2),
+                  np.array(sizes, np.float64), np.array(z, np.float64))
 
 
 def _sort_found(found: list[tuple[int, np.ndarray]], ms: MarkerSet,
@@ -203,9 +221,15 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     timings["markers"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
-    view, warnings = _table(table_seen, ms, gray.shape, fov_deg=fov_deg,
-                            calibration=calibration, parallax=parallax,
-                            estimate_distortion=estimate_distortion)
+    table_kw = dict(fov_deg=fov_deg, calibration=calibration, parallax=parallax,
+                    estimate_distortion=estimate_distortion)
+    view, warnings = _table(table_seen, ms, gray.shape, **table_kw)
+    if calibration is None and estimate_distortion:
+        lens = _lens_fit(view, tray_seen, ms)
+        if lens.measured and abs(lens.k1 - (view.k1_estimated or 0.0)) > 0.5 * lens.sigma:
+            view, warnings = _table(table_seen, ms, gray.shape, k1=lens.k1, **table_kw)
+        view.k1_estimated = lens.k1 if lens.measured else view.k1_estimated
+        view.k1_sigma = lens.sigma
     timings["table"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
@@ -256,6 +280,7 @@ def _view_report(view: TableView, scatter: Scatter, parallax: bool) -> dict[str,
                               else round(scatter.measured_px, 3), "dof": scatter.dof},
         "camera_mm": [round(float(v), 1) for v in view.centre] if parallax else None,
         "lens_k1_estimated": None if view.k1_estimated is None else round(view.k1_estimated, 5),
+        "lens_k1_sigma": round(view.k1_sigma, 5),
         "focal_px": round(float(view.intr.K[0, 0]), 1),
         "focal_from_table_px": None if view.focal_estimate is None
         else [round(v, 1) for v in view.focal_estimate],

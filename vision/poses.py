@@ -84,7 +84,12 @@ def tray_poses(gray: np.ndarray, view: TableView,
     scatter, own = photo_scatter(view, raws, fixes, z)
     if not units:
         return [], scatter, {"outline_edges": 0.0}
-    tcov = table_covariance(view.H, view.fit_ideal, view.fit_table, scatter)
+    # The table markers' own fit says how well one plane (through the lens model in use) holds
+    # them: where it fits worse than the photo's corners scatter (an uncorrected lens, paper
+    # that is not flat), the table's uncertainty is that worse fit's.
+    own_fit = corner_scatter([(view.residual_ss_px, view.residual_dof)])
+    table_scatter = own_fit if own_fit.px > scatter.px else scatter
+    tcov = table_covariance(view.H, view.fit_ideal, view.fit_table, table_scatter)
     poses = marker_poses(view, raws, z, off)
     focal = FOCAL_CALIBRATED if calibrated else (view.focal_sigma or FOCAL_PRIOR)
     parts = pose_covariances(view, raws, z, off, own, tcov, focal)
@@ -92,7 +97,7 @@ def tray_poses(gray: np.ndarray, view: TableView,
     # centre: they are fused on what is their own (the corners, the edges), and the table's
     # and camera's errors, common to both, are added after.
     local = parts["corners"]
-    common = parts["table"] + parts["camera"]
+    common = parts["table"] + parts["lens"] + parts["camera"]
     markers = [Pose(float(p[0]), float(p[1]), float(np.degrees(p[2]))) for p in poses]
     t = time.perf_counter()
     fits = [None] * len(units)

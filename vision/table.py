@@ -81,6 +81,10 @@ class TableView:
     """The table markers' corners the plane was fitted to (ideal px, four per marker)..."""
     fit_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     """... and where they lie on the table (mm)."""
+    fit_raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """The same corners as found in the photo (raw px, before the lens model)."""
+    k1_sigma: float = 0.0
+    """Standard deviation of the radial lens term in use (:mod:`vision.lens`); 0: known."""
     focal_sigma: float | None = None
     """Relative uncertainty of the focal length in use when the table's perspective measured
     it (:func:`vision.focal.refine_focal`); None: the nominal or calibrated one's."""
@@ -252,6 +256,14 @@ def calibrate_table(corners: dict[int, np.ndarray], markers: MarkerSet, intr: In
                        (markers.table_by_id[i].size_mm * math.sqrt(2)) for i in seen])
     H, inl = _fit_h(ideal, tab, thr_mm=max(2.0, 3.0 / max(scale, 1e-6)))
     marker_ok = inl.reshape(-1, 4).all(axis=1)
+    if int(marker_ok.sum()) < MIN_TABLE_MARKERS and len(seen) <= 4:
+        # Three or four markers bent apart by an uncorrected lens fail the plane's threshold
+        # together; with so few there is no telling a moved one anyway: take them all (the
+        # lens fit of vision.lens then straightens them).
+        H, _ = cv2.findHomography(ideal, tab, 0)
+        if H is None:
+            raise DetectionError("table markers: no consistent table plane (homography failed)")
+        marker_ok = np.ones(len(seen), bool)
     outliers = [i for i, ok in zip(seen, marker_ok, strict=True) if not ok]
     if int(marker_ok.sum()) < MIN_TABLE_MARKERS:
         raise DetectionError(f"too few table markers agree on the table plane: {seen} seen, "
@@ -261,7 +273,7 @@ def calibrate_table(corners: dict[int, np.ndarray], markers: MarkerSet, intr: In
     view = TableView(H, intr, centre, rvec, tvec, 0.0, 0.0,
                      used=[i for i, ok in zip(seen, marker_ok, strict=True) if ok],
                      missing=missing, outliers=outliers, k1_estimated=k1_est,
-                     fit_ideal=ideal[keep], fit_table=tab[keep])
+                     fit_ideal=ideal[keep], fit_table=tab[keep], fit_raw=raw[keep])
     res = apply_h(H, ideal[keep]) - tab[keep]
     view.residual_mm = float(np.sqrt(np.mean(np.sum(res ** 2, axis=1))))
     back = apply_h(view.Hinv, tab[keep]) - ideal[keep]

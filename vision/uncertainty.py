@@ -29,8 +29,9 @@ radius of the position error (as 3 ``sigma_deg`` is for the facing): for a round
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from .table import TableView, apply_h
@@ -267,13 +268,14 @@ def pose_covariances(view: TableView, raw: np.ndarray, z: np.ndarray, offsets: n
     """Covariances (M, 3, 3) of the marker-only poses of :func:`marker_poses` (x, y mm; facing
     rad), one per source: ``corners`` (the marker's own 8 corner coordinates, scattering by
     ``scatter_px`` (per marker or one for all), and their common shift), ``table`` (the
-    homography), ``camera`` (the camera centre behind the parallax correction), each by central
-    differences of the exact mapping. Their sum is the pose's covariance."""
+    homography), ``lens`` (:func:`lens_covariance`), ``camera`` (the camera centre behind the
+    parallax correction), each by central differences of the exact mapping. Their sum is the
+    pose's covariance."""
     raw = np.asarray(raw, np.float64).reshape(-1, 4, 2)
     m = len(raw)
     zero = np.zeros((m, 3, 3))
     if m == 0:
-        return {"corners": zero, "table": zero, "camera": zero}
+        return {"corners": zero, "table": zero, "lens": zero, "camera": zero}
 
     # Corner scatter: the 8 coordinates one by one and the common shift in x and y, +- each,
     # all markers and all 20 variants in one projection.
@@ -293,6 +295,7 @@ def pose_covariances(view: TableView, raw: np.ndarray, z: np.ndarray, offsets: n
         poses = _plane_poses(view, planes, ideal, z, offsets, [view.centre] * len(planes))
         k = len(table.plus)
         out["table"] = _outer((poses[:k] - poses[k:]) / 2)
+    out["lens"] = lens_covariance(view, raw, z, offsets)
     if focal_sigma > 0 and np.any(z != 0):
         dc = focal_shift(view, focal_sigma)
         poses = _plane_poses(view, [view.H, view.H], ideal, z, offsets,
@@ -315,6 +318,25 @@ def widen_facing(cov: np.ndarray) -> np.ndarray:
     out[2, :] *= FACING_MODEL_FACTOR
     out[:, 2] *= FACING_MODEL_FACTOR
     return out
+
+
+def lens_covariance(view: TableView, raw: np.ndarray, z: np.ndarray,
+                    offsets: np.ndarray) -> np.ndarray:
+    """Covariance (M, 3, 3) of the poses from the lens's radial term (``view.k1_sigma``, 0 when
+    a calibration gives the lens): the table plane refitted and the trays mapped again through
+    the lens model moved by +- one standard deviation."""
+    m = len(raw)
+    if view.k1_sigma <= 0 or len(view.fit_raw) < 8:
+        return np.zeros((m, 3, 3))
+    k1 = float(view.intr.dist[0]) if view.intr.distorted else 0.0
+    poses = []
+    for step in (view.k1_sigma, -view.k1_sigma):
+        intr = view.intr.with_dist([k1 + step, 0, 0, 0, 0])
+        H, _ = cv2.findHomography(intr.undistort(view.fit_raw), view.fit_table, 0)
+        if H is None:
+            return np.zeros((m, 3, 3))
+        poses.append(marker_poses(replace(view, H=H, intr=intr), raw, z, offsets))
+    return _outer(((poses[0] - poses[1]) / 2)[None])
 
 
 def sigma_mm(cov: np.ndarray) -> float:

@@ -57,7 +57,7 @@ def test_every_unit_says_which_evidence_decided_its_pose(table_4k_25mm):
         assert ev["used"] in ("marker", "marker+outline") and ev["why"]
         det = scene["detection"]["units"][u["id"]]
         assert det["method"] == ev["used"]
-        assert set(det["sigma_mm_from"]) == {"corners", "table", "camera"}
+        assert set(det["sigma_mm_from"]) == {"corners", "table", "lens", "camera"}
     assert any(u["pose_evidence"]["used"] == "marker+outline" for u in scene["units"])
 
 
