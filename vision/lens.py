@@ -27,7 +27,10 @@ K1_PRIOR = 0.05
 """Standard deviation of an unknown lens's radial term k1 (OpenCV's model, normalised by the
 focal length): phone cameras correct theirs to near 0, webcams leave -0.02 to -0.1."""
 STEP = 0.01
-ITERATIONS = 4
+ITERATIONS = 8
+SIGNIFICANT = 3.0
+"""A radial term within this many of its standard deviations of none is not modelled (every
+point through an undistorting lens model costs time; the uncertainty still covers it)."""
 RESIDUAL_CORRELATION = 4.0
 """A marker's sides share its corners and neighbouring markers share blur: the residuals count
 as a quarter as many independent ones."""
@@ -83,26 +86,33 @@ def residuals(k1: float, intr: Intrinsics, table_raw: np.ndarray, table_mm: np.n
 def fit_k1(view: TableView, table_raw: np.ndarray, quads_raw: np.ndarray, sizes: np.ndarray,
            z: np.ndarray) -> LensFit:
     """The radial term that fits the photo's markers best, combined with the prior, and its
-    standard deviation (two Gauss-Newton steps from no distortion)."""
+    standard deviation; ``measured`` when it is told from none."""
     intr = view.intr.with_dist([0, 0, 0, 0, 0])
     args = (intr, table_raw, view.fit_table, quads_raw, sizes, z, view.centre)
     n = 2 * len(table_raw) + 4 * len(quads_raw)
     if n <= 12:
         return LensFit(0.0, K1_PRIOR, False)
+    # Gauss-Newton in the one parameter; the residuals are close to linear in k1, so the
+    # derivative taken at no distortion serves every step.
+    J = (residuals(STEP, *args) - residuals(-STEP, *args)) / (2 * STEP)
+    jj = float(J @ J)
+    if jj <= 0:
+        return LensFit(0.0, K1_PRIOR, False)
     k = 0.0
     for _ in range(ITERATIONS):
-        r0 = residuals(k, *args)
-        J = (residuals(k + STEP, *args) - residuals(k - STEP, *args)) / (2 * STEP)
-        jj = float(J @ J)
-        if jj <= 0:
-            return LensFit(0.0, K1_PRIOR, False)
-        k -= float(J @ r0) / jj
+        step = float(J @ residuals(k, *args)) / jj
+        k -= step
+        if abs(step) < 1e-5:
+            break
     r = residuals(k, *args)
     s2 = float(r @ r) / max(n - 10, 1)  # plane (8), print scale and edge bias (2)
     precision = jj / (s2 * RESIDUAL_CORRELATION) + 1 / K1_PRIOR ** 2
     k_post = (jj / (s2 * RESIDUAL_CORRELATION)) * k / precision
+    measured = abs(k_post) > SIGNIFICANT * math.sqrt(1 / precision)
     # Eight or more table markers hold the lens by themselves (within 0.1% of the term on the
     # same renderings): the model's share shrinks with the tray markers' part in the fit.
     share = MODEL_SHARE if len(table_raw) < 32 else MODEL_SHARE / 5
     sigma = math.hypot(math.sqrt(1 / precision), share * k_post)
+    if not measured:  # no distortion to speak of: none is modelled, and the sigma covers it
+        return LensFit(0.0, math.hypot(sigma, k_post), False)
     return LensFit(k_post, sigma, True)

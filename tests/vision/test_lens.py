@@ -36,7 +36,7 @@ def test_the_radial_term_is_read_from_exact_corners(k1):
     fit = fit_k1(view, view.fit_raw, np.array(quads),
                  np.array([u.marker_size_mm for u in ms.units]),
                  np.array([u.height_mm for u in ms.units]))
-    assert fit.measured and fit.k1 == pytest.approx(k1, abs=2e-4)
+    assert fit.measured == (k1 != 0) and fit.k1 == pytest.approx(k1, abs=2e-4)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,9 @@ def test_an_uncorrected_lens_is_read_from_the_trays_and_the_sigmas_cover_what_is
 
 
 def test_a_straight_lens_is_read_as_straight(table_40mm):
+    """No distortion to speak of: none is modelled (undistorting every point costs time), and a
+    small uncertainty of the term still reaches the sigmas."""
     det = detect(table_40mm.image, table_40mm.markers)["detection"]
-    assert abs(det["lens_k1_estimated"]) < 3 * det["lens_k1_sigma"]
-    assert det["lens_k1_sigma"] < 0.005
+    assert det["lens_k1_estimated"] is None
+    assert 0 < det["lens_k1_sigma"] < 0.005
     assert math.isfinite(det["lens_k1_sigma"])
