@@ -145,6 +145,7 @@ def calibrate_cmd(
         raise InputError(f"calibration: {e}") from None
     _write(output, json.dumps(intr.to_json(rms_px=round(rms, 4)), indent=2) + "\n",
            "calibration file")
-    out.print(f"calibrated from {sum(c >= 8 for c in counts)} of {len(photos)} photos: "
+    out.print(f"calibrated from {sum(c >= 8 for c in counts)} of {len(photos)} photos of a "
+              f"ChArUco board of {sx}x{sy} squares ({dictionary}): "
               f"f = {intr.f:.1f} px, k1 = {intr.dist[0]:+.4f}, k2 = {intr.dist[1]:+.4f}, "
               f"RMS {rms:.3f} px -> {output}")
