@@ -54,3 +54,19 @@ class DiceRule:
 
 TWO_D6 = DiceRule(2, 2, "2D6")
 BEST_TWO_OF_THREE = DiceRule(3, 2, "the best two of 3D6")
+
+
+def format_chance(p: float, decimals: int = 1) -> str:
+    """A chance as a percentage for players: ``decimals`` places, more where needed so that
+    a chance is never shown as 100% or 0% unless it is exact (35/36 is "97.2%", 0.9995 is
+    "99.95%", 1 is "100%")."""
+    if p >= 1.0:
+        return "100%"
+    if p <= 0.0:
+        return "0%"
+    for d in range(decimals, 10):
+        text = f"{p * 100:.{d}f}"
+        if 0 < float(text) < 100:
+            return f"{text}%"
+    return f"{p * 100:.10g}%"
+

@@ -1,11 +1,15 @@
 """Plain-language explanations of a ruling, one sentence per fact, in the order a player
-would read them aloud (RULES.md 1-8)."""
+would read them aloud (RULES.md 1-8). Player-facing text cites the rules by the rulebook's
+own section names (Charged Facing, Declaring Charges, Charge Range, Maximising Contact, Blocked
+Path, Failed Charge, Charging a Fleeing Unit, Multiple Charges), never our files."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import geometry as g
+
+from .dice import format_chance
 
 if TYPE_CHECKING:
     from .ruling import Resolution
@@ -23,7 +27,20 @@ def poss(name: str) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.0f}%"
+    return format_chance(x, 0)
+
+
+def combined_sentence(multiple: dict) -> str:
+    """A multiple charge's combined count, each model once (Multiple Charges; Maximising
+    Contact, priority 4)."""
+    parts = [str(n) for n in multiple["charger_models"].values()]
+    chargers = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    n = multiple["chargers_in_contact"]
+    who = "both chargers" if n == 2 else ("the charger" if n == 1 else f"{n} chargers")
+    return (f"Multiple charge, moving in the order {', '.join(multiple['order'])}: {who} in "
+            f"contact; in all, {multiple['models_in_contact']} models in base contact: "
+            f"{chargers} of the chargers, {multiple['target_models']} of the target, each "
+            "model counted once.")
 
 
 def describe_steps(res: Resolution) -> str:
@@ -53,7 +70,8 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
     out: list[str] = [f"{c.id} ({c.side}) declare a charge against {t.id} ({t.side})."]
     dist = d.distance
     if not d.declarable:
-        out.append("The charge cannot be declared: " + "; ".join(d.reasons) + " (RULES.md 2).")
+        out.append("The charge cannot be declared: " + "; ".join(d.reasons) +
+                   " (Declaring Charges).")
     else:
         out.append(f"{t.id} is {_in(dist.distance_mm)} away at the closest points, inside "
                    f"{poss(c.id)} front arc and in sight, within the longest possible charge of "
@@ -62,17 +80,17 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
     share = d.shares[d.facing]
     if t.state == "fleeing":
         out.append(f"{t.id} is fleeing, so any facing may be charged and there is no align "
-                   "(RULES.md 7).")
+                   "(Charging a Fleeing Unit).")
     elif share > 0.5:
         out.append(f"{_pct(share)} of {c.id} stands in {poss(t.id)} {d.facing} arc, so the charge "
-                   f"hits its {d.facing} (RULES.md 1).")
+                   f"hits its {d.facing} (Charged Facing).")
     else:
         out.append(f"No arc of {t.id} holds more than half of {c.id}; the largest share, "
                    f"{_pct(share)}, is in its {d.facing} arc, so the charge hits its {d.facing}"
-                   " (RULES.md 1).")
+                   " (Charged Facing).")
     adv = c.advance_in or 0.0
     if d.declarable:
-        chance = f"{res.odds * 100:.1f}%"
+        chance = format_chance(res.odds)
         if res.move is None and not (res.special and res.special.charged):
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
                        "no legal charge move exists, so the charge cannot succeed whatever "
@@ -110,10 +128,15 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
             return
         out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
                    f"with {poss(t.id)} {m.facing}.")
+        for other in res.secondary:
+            out.append(f"No legal move reaches {poss(t.id)} {m.facing} without touching "
+                       f"{other}, so {c.id} end in contact with {other} too: {other} is "
+                       "charged as well, reacts and fights (Maximising Contact, priority 1: "
+                       "as few other enemies as possible).")
         if m.target_final is not None:
             out.append(f"No position lets {c.id} align on its own, so {t.id} turns "
                        f"{abs(m.target_turn_deg):.1f} degrees about the contact point instead "
-                       "(priority 2: as little as possible).")
+                       "(Maximising Contact, priority 2: as little as possible).")
         out.append(f"In base contact: {m.charger_models} {c.id} and {m.target_models} {t.id}, "
                    f"{m.models} models in all.")
         for rej in res.rejected[:2]:
@@ -121,6 +144,8 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                 out.append(f"A position with {rej.models} models in contact "
                            f"({rej.charger_models} + {rej.target_models}) is not reachable: "
                            f"{rej.reason}.")
+        if res.multiple is not None:
+            out.append(combined_sentence(res.multiple))
         if res.out_of_order:
             out.append(res.out_of_order)
         return
@@ -131,7 +156,7 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
         out.append(f"No legal charge move exists only because {blockers} stand(s) in the way, "
                    f"and {c.id} could not charge them normally either: {c.id} make a special "
                    f"charge, moving {_in(sp.forward_mm)} straight forward into {sp.charged} "
-                   "(RULES.md 5).")
+                   "(Blocked Path).")
         if p is not None:
             how = "keeping its ranks and files" if not p.reformed_ranks else \
                 f"changing to {p.files} files and {p.ranks} ranks, as little as possible"
@@ -146,11 +171,11 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                 reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
                 out.append(f"The roll is enough but no legal charge move exists ({reasons[0]}), "
                            f"and no special charge either: moving straight forward, {c.id} "
-                           f"meets {why} before any enemy (RULES.md 5). The charge fails.")
+                           f"meets {why} before any enemy (Blocked Path). The charge fails.")
             else:
                 reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
                 out.append(f"The roll is enough but no legal charge move exists "
-                           f"({reasons[0]}): the charge fails (RULES.md 3).")
+                           f"({reasons[0]}): the charge fails (Charge Range).")
         for note in res.notes:
             out.append(note + ".")
         if res.out_of_order:
@@ -168,4 +193,4 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
             high = max(res.dice or (0,))
             out.append(f"Failed charge move (the highest die, {high} in): {c.id} {turn} and "
                        f"{move}; they are disrupted until the end of the player turn "
-                       "(RULES.md 6).")
+                       "(Failed Charge).")

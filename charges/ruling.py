@@ -23,6 +23,7 @@ from .moves import FailedMove, failed_charge_move
 from .request import ChargeDecl, Request, parse_request
 from .rulesets import Ruleset
 from .search import ChargeMove, Rejected, SearchMemo, search_charge
+from .secondary import search_secondary
 from .special import Placement, SpecialPlan, plan_special, reform_placement
 from .world import World
 
@@ -49,6 +50,11 @@ class Resolution:
     notes: list[str] = field(default_factory=list)
     out_of_order: str | None = None  # why a multiple charger found no room
     chargers_in_contact: int = 1  # RULES.md 8: over all chargers of the target
+    #: A multiple charge's combined figures (RULES.md 8): move order, chargers and models in
+    #: contact over all chargers (each model once), per-charger and target models.
+    multiple: dict[str, Any] | None = None
+    #: Other enemies the move cannot avoid touching at its end (RULES.md 4, priority 1).
+    secondary: tuple[str, ...] = ()
     world: World | None = None  # the charger's world, in the scene it was assessed in
     world_scene: g.Scene | None = None
 
@@ -97,6 +103,10 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
             memo = SearchMemo()
             res.move, res.rejected = search_charge(charger, target, d.facing, world,
                                                    target_world, memo=memo)
+            if res.move is None:
+                engaged = frozenset(u.id for u in scene.units if u.state == "engaged")
+                res.move, res.secondary = search_secondary(charger, target, d.facing, world,
+                                                           target_world, engaged)
             if res.move is None:
                 res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
                                            memo)
@@ -175,6 +185,8 @@ def _apply(units: dict[str, g.Unit], res: Resolution) -> None:
     if res.outcome == "success" and res.move is not None:
         tpose = res.move.target_final or units[t.id].pose
         units[t.id] = units[t.id].placed(tpose, state="engaged")
+        for other in res.secondary:  # charged too (RULES.md 4, unavoidable contact)
+            units[other] = units[other].placed(units[other].pose, state="engaged")
     elif res.outcome == "caught_fleeing":
         units[t.id] = units[t.id].placed(units[t.id].pose, state="destroyed")
     elif res.outcome == "special" and res.placement is not None and res.special is not None:
@@ -336,6 +348,14 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         "priorities": priorities,
         "explanation": explain(res, margin, certain, sigma),
     }
+    if res.secondary:
+        # Only when a move cannot avoid other enemies (RULES.md 4, priority 1).
+        out["secondary_targets"] = list(res.secondary)
+        assert priorities is not None
+        priorities["other_enemies"] = len(res.secondary)
+    if res.multiple is not None:
+        # Only on the entries of a multiple charge (RULES.md 8): the figures over all of them.
+        out["multiple_charge"] = res.multiple
     return out
 
 

@@ -160,10 +160,10 @@ def straight_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> li
     return out
 
 
-def offset_candidates(frame: FacingFrame, form: g.Formation,
-                      extra: tuple[float, ...] = ()) -> list[float]:
-    """Every breakpoint of the models-in-contact step function, plus points inside each open
-    interval between breakpoints (and any ``extra`` offsets in range)."""
+def offset_breakpoints(frame: FacingFrame, form: g.Formation) -> list[float]:
+    """Every breakpoint of the models-in-contact step function along the facing (where a
+    charger base edge meets a presented target base edge or a facing end), ascending: between
+    two of them the models in contact do not change."""
     lo, hi = -form.width, frame.length
     edges = [i * form.base_w for i in range(form.files + 1)]
     taus = {v for _, a, b in frame.intervals for v in (a, b)} | {0.0, frame.length}
@@ -178,6 +178,33 @@ def offset_candidates(frame: FacingFrame, form: g.Formation,
     for s in ordered:
         if not uniq or s - uniq[-1] > 1e-7:
             uniq.append(s)
+    return uniq
+
+
+def offset_interval(breaks: list[float], s: float) -> tuple[float, float]:
+    """The end offsets sharing ``s``'s models in contact with no breakpoint between: ``s``
+    alone at a breakpoint (a knife-edge corner contact), else the open interval between the
+    two breakpoints round it, entered by ``OPEN_INSET_MM`` (its ends belong to other
+    groups)."""
+    from .shortest import OPEN_INSET_MM
+
+    i = int(np.searchsorted(breaks, s))
+    if i < len(breaks) and abs(breaks[i] - s) <= 1e-7:
+        return s, s
+    if i > 0 and abs(breaks[i - 1] - s) <= 1e-7:
+        return s, s
+    a = breaks[i - 1] if i > 0 else s
+    b = breaks[i] if i < len(breaks) else s
+    inset = min(OPEN_INSET_MM, (b - a) / 4)
+    return min(a + inset, s), max(b - inset, s)
+
+
+def offset_candidates(frame: FacingFrame, form: g.Formation,
+                      extra: tuple[float, ...] = ()) -> list[float]:
+    """Every breakpoint of the models-in-contact step function, plus points inside each open
+    interval between breakpoints (and any ``extra`` offsets in range)."""
+    lo, hi = -form.width, frame.length
+    uniq = offset_breakpoints(frame, form)
     out = list(uniq)
     for a, b in zip(uniq, uniq[1:], strict=False):
         gap = b - a
@@ -873,6 +900,10 @@ class ChargeMove:
     family: Family
     rejected: list[Rejected] = field(default_factory=list)
     target_pivot: tuple[float, float] | None = None  # where the target turned, if it did
+    #: Which models it puts in contact, as numbered in its search's plan (SearchPlan).
+    contact_id: int = -1
+    #: The path as the search built it, for a later refinement (polish_move).
+    candidate: Candidate | None = None
 
     @property
     def models(self) -> int:
@@ -885,32 +916,48 @@ class ChargeMove:
                 round(math.hypot(self.final.x - self.start.x, self.final.y - self.start.y), 6))
 
 
-def contact_counts_many(frame: FacingFrame, form: g.Formation, offsets: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """(charger models, target models) in contact at each offset (RULES.md 4): a charger file
-    and a presented target model touch when their intervals along the facing overlap or meet
-    (corner contact counts)."""
+def contact_matrix(frame: FacingFrame, form: g.Formation, offsets: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Charger models in contact at each offset, and which presented target models are
+    (n, models), RULES.md 4: a charger file and a presented target model touch when their
+    intervals along the facing overlap or meet (corner contact counts)."""
     s = np.asarray(offsets, dtype=float)
     if not frame.intervals:
-        z = np.zeros(len(s), dtype=int)
-        return z, z
+        return np.zeros(len(s), dtype=int), np.zeros((len(s), 0), dtype=bool)
     a = np.asarray([iv[1] for iv in frame.intervals])
     b = np.asarray([iv[2] for iv in frame.intervals])
     lo = s[:, None] + np.arange(form.files)[None, :] * form.base_w  # (n, files)
     hi = lo + form.base_w
     meet = (lo[..., None] <= b + EPS) & (a <= hi[..., None] + EPS)  # (n, files, models)
     ch = meet.any(axis=2).sum(axis=1)
-    tg = ((s[:, None] <= b + EPS) & (a <= s[:, None] + form.width + EPS)).sum(axis=1)
+    tg = (s[:, None] <= b + EPS) & (a <= s[:, None] + form.width + EPS)
     return ch, tg
 
 
-def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose) -> list[Group]:
+def contact_counts_many(frame: FacingFrame, form: g.Formation, offsets: np.ndarray,
+                        exclude: frozenset[tuple[int, int]] = frozenset()
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(charger models, target models) in contact at each offset (:func:`contact_matrix`);
+    target models in ``exclude`` (already in contact with another charger of a multiple
+    charge: "a model counts once however many enemies it touches", RULES.md 4) are not
+    counted."""
+    ch, tg = contact_matrix(frame, form, offsets)
+    if exclude:
+        keep = np.asarray([iv[0] not in exclude for iv in frame.intervals], dtype=bool)
+        tg = tg[:, keep]
+    return ch, tg.sum(axis=1)
+
+
+def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose,
+                  exclude: frozenset[tuple[int, int]] = frozenset()) -> list[Group]:
+    """The end offsets grouped by the models they put in contact (those in ``exclude`` not
+    counted: see contact_counts_many), best group first."""
     groups: dict[tuple[int, int], list[float]] = {}
     offs = offset_candidates(frame, form, tuple(straight_offsets(frame, form, start)))
-    chs, tgs = contact_counts_many(frame, form, np.asarray(offs))
+    chs, tgs = contact_counts_many(frame, form, np.asarray(offs), exclude)
     for s, cm, tm in zip(offs, chs.tolist(), tgs.tolist(), strict=True):
-        if cm == 0 and tm == 0:
-            continue
+        if cm == 0:
+            continue  # no contact at all
         groups.setdefault((cm, tm), []).append(s)
     out = [Group(cm, tm, offs) for (cm, tm), offs in groups.items()]
     out.sort(key=lambda gr: (-gr.models, -gr.target_models))
@@ -925,7 +972,8 @@ def _describe_block(counter: Counter) -> str:
 
 
 def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate,
-            target_turns: bool, rejected: list[Rejected], count: bool = True) -> ChargeMove:
+            target_turns: bool, rejected: list[Rejected], count: bool = True,
+            contact_id: int = -1) -> ChargeMove:
     steps = cand.steps()
     tf: g.Pose | None = None
     align_point = cand.align_point if abs(cand.align_deg) > 1e-9 else None
@@ -947,7 +995,7 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
     return ChargeMove(charger.id, target.id, frame.name, charger.pose, steps, final, align_point,
                       0.0 if target_turns else cand.align_deg, turn, tf, len(mc.a_models),
                       len(mc.b_models), mc.a_models, mc.b_models, cand.length, cand.wheel_deg,
-                      cand.s, cand.family, rejected, target_pivot)
+                      cand.s, cand.family, rejected, target_pivot, contact_id, cand)
 
 
 #: What the target may not hit when it turns (priority 2 fallback): a world, or a function
@@ -973,6 +1021,7 @@ class SearchPlan:
     members: list[np.ndarray]  # each group's rows
     end_corners: np.ndarray  # (offsets, 4, 2) footprint at each end offset
     keys: tuple[np.ndarray, ...]  # np.lexsort keys of the search order, for every row
+    contact_id: np.ndarray  # each end offset's contact (charger count, target models), numbered
 
     def sorted(self, rows: np.ndarray) -> np.ndarray:
         """``rows`` (ascending) in search order: group by group, each by CandidateTable.order
@@ -982,14 +1031,17 @@ class SearchPlan:
         return rows[np.lexsort(tuple(k[rows] for k in self.keys))]
 
     @staticmethod
-    def key_of(charger: g.Unit, target: g.Unit, facing: g.FacingName) -> tuple:
-        return (charger.formation, charger.pose, target.formation, target.pose, facing)
+    def key_of(charger: g.Unit, target: g.Unit, facing: g.FacingName,
+               exclude: frozenset[tuple[int, int]] = frozenset()) -> tuple:
+        return (charger.formation, charger.pose, target.formation, target.pose, facing,
+                exclude)
 
     @classmethod
-    def of(cls, charger: g.Unit, target: g.Unit, facing: g.FacingName) -> SearchPlan:
+    def of(cls, charger: g.Unit, target: g.Unit, facing: g.FacingName,
+           exclude: frozenset[tuple[int, int]] = frozenset()) -> SearchPlan:
         form, start = charger.formation, charger.pose
         frame = facing_frame(target.body, facing)
-        groups = group_offsets(frame, form, start)
+        groups = group_offsets(frame, form, start, exclude)
         offsets = [s for grp in groups for s in grp.offsets]
         big = candidate_table(form, start, frame, offsets)
         offs = np.asarray(offsets, dtype=float)
@@ -1000,9 +1052,14 @@ class SearchPlan:
             np.zeros(0, dtype=int)
         row_gid = offs_gid[at]
         members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]
-        return cls(cls.key_of(charger, target, facing), frame, groups, big, offs_gid, at,
-                   row_gid, members, _flush_corners(frame, form, offs),
-                   (*big.rank_keys(), row_gid))
+        # Which models each end offset puts in contact, as one number per distinct contact.
+        ch, tg = contact_matrix(frame, form, offs)
+        contacts = np.concatenate([ch[:, None], tg.astype(int)], axis=1)
+        sig = np.unique(contacts, axis=0, return_inverse=True)[1].ravel() if len(offs) else \
+            np.zeros(0, dtype=int)
+        return cls(cls.key_of(charger, target, facing, exclude), frame, groups, big, offs_gid,
+                   at, row_gid, members, _flush_corners(frame, form, offs),
+                   (*big.rank_keys(), row_gid), sig)
 
 
 @dataclass
@@ -1021,10 +1078,12 @@ class SearchMemo:
     names: dict[str, int] = field(default_factory=dict)  # blocked_by's codes
     plan: SearchPlan | None = None
 
-    def plan_for(self, charger: g.Unit, target: g.Unit, facing: g.FacingName) -> SearchPlan:
+    def plan_for(self, charger: g.Unit, target: g.Unit, facing: g.FacingName,
+                 exclude: frozenset[tuple[int, int]] = frozenset()) -> SearchPlan:
         """The search plan of this charge, built by the first search that asks."""
-        if self.plan is None or self.plan.key != SearchPlan.key_of(charger, target, facing):
-            self.plan = SearchPlan.of(charger, target, facing)
+        key = SearchPlan.key_of(charger, target, facing, exclude)
+        if self.plan is None or self.plan.key != key:
+            self.plan = SearchPlan.of(charger, target, facing, exclude)
         return self.plan
 
     def codes(self, ids: list[str]) -> np.ndarray:
@@ -1044,6 +1103,56 @@ def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: 
     return (moves[0] if moves else None), rejected
 
 
+def polish_move(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World) -> ChargeMove:
+    """``move`` (found without refinement) made the shortest legal path of its kind in
+    ``world`` (RULES.md 4, tie-breaks measured): multiple charges choose their moves on the
+    grid, then refine the chosen ones with every other charger in its final place."""
+    from .shortest import shortest_in, slot_of
+
+    c = move.candidate
+    if c is None or move.target_final is not None:
+        return move
+    form, start = charger.formation, charger.pose
+    frame = facing_frame(target.body, move.facing)
+    lo, hi = offset_interval(offset_breakpoints(frame, form), c.s)
+    low = shortest_in(form, start, frame, slot_of(c.family, c.align_point, frame), lo, hi)
+    best = _polish(form, start, target.body, frame, c, low, world)
+    if best is c:
+        return move
+    return _finish(charger, target, frame, best, False, move.rejected, True, move.contact_id)
+
+
+def moves_aside(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World,
+                plan: SearchPlan) -> list[ChargeMove]:
+    """The legal moves putting the same models in contact as ``move`` at the two extreme end
+    offsets that allow it (as far to each side of the facing as that contact allows): they
+    leave the most room for another charger on the other side (multiple charges, RULES.md 8).
+    Each side's rows are tried from the extreme inwards, a vectorised first pass before the
+    exact test, until one is legal."""
+    form, start, tbody = charger.formation, charger.pose, target.body
+    big = plan.big
+    rows = np.flatnonzero(plan.contact_id[plan.at] == move.contact_id)
+    rows = rows if move.target_final is None else rows[:0]
+    out: list[ChargeMove] = []
+    for sign in (1.0, -1.0):
+        order = rows[np.lexsort((big.length[rows], sign * big.s[rows]))]
+        for lo, hi in _chunks(len(order)):
+            part = order[lo:hi]
+            alive = path_prefilter(big.subset(part), form, start, tbody, world)
+            for i in part[alive]:
+                c = big.row(int(i))
+                if abs(c.s - move.s) < 1e-6:
+                    break
+                if check_candidate(form, start, c, tbody, world).ok:
+                    out.append(_finish(charger, target, plan.frame, c, False, move.rejected,
+                                       True, move.contact_id))
+                    break
+            else:
+                continue
+            break
+    return out
+
+
 def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
                       world: World, memo: SearchMemo | None = None) -> bool:
     """Whether any legal charge move without turning the target exists (RULES.md 5 asks only
@@ -1056,11 +1165,13 @@ def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
 
 def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                  target_world: TargetWorld = None, allow_target_turn: bool = True,
-                 k: int = 1, spacing_mm: float = 10.0, refine: bool = True,
-                 memo: SearchMemo | None = None, count: bool = True
+                 k: int = 1, refine: bool = True, memo: SearchMemo | None = None,
+                 count: bool = True, exclude: frozenset[tuple[int, int]] = frozenset()
                  ) -> tuple[list[ChargeMove], list[Rejected]]:
-    """Up to ``k`` legal charge moves, best first, ending at offsets at least ``spacing_mm``
-    apart (alternatives for multiple charges, RULES.md 8). ``memo`` skips the rows an earlier
+    """Up to ``k`` legal charge moves, best first, each putting a different set of models in
+    contact (alternatives for multiple charges, RULES.md 8). Target models in ``exclude``
+    (already touched by another charger) do not count towards a move's rank, as a model
+    counts once however many enemies it touches (RULES.md 4). ``memo`` skips the rows an earlier
     search found blocked for good and records this search's (SearchMemo). ``count=False``
     leaves the models in contact uncounted (zero), for callers that only ask whether a move
     exists.
@@ -1072,8 +1183,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     many small ones. Row verdicts do not depend on the chunking, so neither does the ruling."""
     form, start = charger.formation, charger.pose
     tbody = target.body
-    plan = memo.plan_for(charger, target, facing) if memo is not None else \
-        SearchPlan.of(charger, target, facing)
+    plan = memo.plan_for(charger, target, facing, exclude) if memo is not None else \
+        SearchPlan.of(charger, target, facing, exclude)
     frame, groups, big, offs_gid, at, row_gid, members = plan.frame, plan.groups, plan.big, \
         plan.offs_gid, plan.at, plan.row_gid, plan.members
     rejected: list[Rejected] = []
@@ -1133,8 +1244,9 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         best = c
         if refine:
             best = _best_refined(form, start, tbody, frame, c, big, order[p + 1:first_of[j + 1]],
-                                 world, [f.s for f in found], spacing_mm)
-        found.append(_finish(charger, target, frame, best, False, list(rejected), count))
+                                 world, {f.contact_id for f in found}, plan)
+        found.append(_finish(charger, target, frame, best, False, list(rejected), count,
+                             int(plan.contact_id[at[order[p]]])))
 
     # The search order: group by group, each by CandidateTable.order (SearchPlan.sorted),
     # over the open rows. Most searches end at the first row in order, so it is checked
@@ -1207,8 +1319,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             p = lo + int(pos)
             j = int(seq_gid[p])
             close_until(j)
-            s_i = float(cands.s[p])
-            if any(abs(s_i - f.s) < spacing_mm for f in found):
+            if any(int(plan.contact_id[at[order[p]]]) == f.contact_id for f in found):
                 continue
             c = cands.row(p)
             att = check_candidate(form, start, c, tbody, world)
@@ -1254,14 +1365,46 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         turned = _rotated(tcorners, big.px[part], big.py[part], -big.alpha[part])
         for i in part[target_world.footprints(turned) == CLEAR]:
             c = big.row(int(i))
-            if any(abs(c.s - f.s) < spacing_mm for f in found):
+            cid = int(plan.contact_id[at[i]])
+            if any(cid == f.contact_id for f in found):
                 continue
             if check_candidate(form, start, c, tbody, world, target_turns=True,
                                target_world=target_world).ok:
-                found.append(_finish(charger, target, frame, c, True, list(rejected), count))
+                c = _least_turn(form, start, frame, c, tbody, world, target_world)
+                found.append(_finish(charger, target, frame, c, True, list(rejected), count,
+                                     cid))
                 if len(found) >= k:
                     return found, rejected
     return found, rejected
+
+
+#: The target's turn is measured to this (degrees): RULES.md 4 asks for the smallest angle
+#: that clears "to within 0.01 degrees".
+TURN_RESOLUTION_DEG = 0.005
+
+
+def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Candidate,
+                tbody: g.Body, world: World, target_world: World) -> Candidate:
+    """The smallest target turn for ``cand``'s end position and family (RULES.md 4, priority
+    2: "as little as possible", measured): the target turns by the charger's arrival angle,
+    which a wheel closer to the final facing makes smaller. The grid gave the first legal
+    turn in 1-degree steps; bisection between it and one grid step less finds where the turn
+    stops clearing."""
+    from .shortest import slot_of
+
+    slot = slot_of(cand.family, cand.align_point, frame)
+    alpha = cand.align_deg
+    step = math.copysign(min(THETA_GRID_DEG, abs(alpha)), alpha)
+    good, lo, hi = cand, 0.0, step  # wheel changes: lo legal, hi not known to be
+    while abs(hi - lo) > TURN_RESOLUTION_DEG:
+        mid = (lo + hi) / 2
+        c = candidate_at(form, start, frame, slot, cand.s, cand.wheel_deg + mid)
+        if c is not None and abs(c.align_deg) < abs(good.align_deg) and check_candidate(
+                form, start, c, tbody, world, target_turns=True, target_world=target_world).ok:
+            good, lo = c, mid
+        else:
+            hi = mid
+    return good
 
 
 def _rotated(corners: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle_deg: np.ndarray
@@ -1275,103 +1418,127 @@ def _rotated(corners: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle_deg: np.
     return np.stack([cx[:, None] + c * dx - s * dy, cy[:, None] + s * dx + c * dy], axis=2)
 
 
-#: Legal grid candidates within this much path length of the first one are refined too: a
-#: finer wheel angle can shorten a path by up to one grid step of wheel.
+#: Kinds of path (interval of end offsets, family) refined beside the first legal one's: the
+#: first distinct kinds met in search order after it.
 REFINE_RIVALS = 6
+#: Halvings of the way from a legal grid path to a shorter blocked one of its kind: the last
+#: legal point found is within 2**-8 of that way from the blocking boundary.
+BISECT_STEPS = 8
+#: A path within this of the shortest of its kind is not polished further: RULES.md 4 resolves
+#: the tie-break on path length "to within 0.1 mm".
+POLISH_TOL_MM = 0.05
+
+
+def _kinds(frame: FacingFrame, breaks: np.ndarray, s: np.ndarray, family: np.ndarray,
+           px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """The kind of each path, as one integer: its interval of end offsets ``s`` (2i at
+    breakpoint i, 2i - 1 between breakpoints i - 1 and i) times 5 plus its family slot
+    (shortest.py: the align pivot tells the facing's two ends apart)."""
+    i = np.searchsorted(breaks, s - 1e-7)
+    at = (i < len(breaks)) & (np.abs(breaks[np.minimum(i, len(breaks) - 1)] - s) <= 1e-7)
+    interval = np.where(at, 2 * i, 2 * i - 1)
+    t = (px - frame.o[0]) * frame.r[0] + (py - frame.o[1]) * frame.r[1]
+    slot = np.where(family == 3, np.where(np.abs(t - frame.length) < np.abs(t), 4, 3), family)
+    return interval * 5 + slot
+
+
+def candidate_at(form: g.Formation, start: g.Pose, frame: FacingFrame, slot: int, s: float,
+                 theta: float) -> Candidate | None:
+    """The path of family ``slot`` (shortest.py numbering) ending flush at offset ``s`` after
+    a wheel of ``theta`` (a flush arrival wheels to the final facing whatever ``theta``), or
+    None when it does not exist."""
+    from .shortest import FLUSH, pivot_t
+
+    if slot == FLUSH:
+        table = candidate_table(form, start, frame, [s], thetas=np.zeros(0))
+        rows = np.flatnonzero(table.family == 0)
+    else:
+        t = float(pivot_t(slot, np.array([s]), form.width, frame.length)[0])
+        table = candidate_table(form, start, frame, [s], thetas=np.array([theta]),
+                                only=(_SLOT_FAMILY[slot], frame.point(t)))
+        rows = np.arange(len(table))
+    return table.row(int(rows[0])) if len(rows) else None
 
 
 def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
                   first: Candidate, cands: CandidateTable, rest: np.ndarray, world: World,
-                  taken: list[float], spacing_mm: float) -> Candidate:
-    """The shortest path to the group's best end positions: the first legal grid candidate and
-    its nearest rivals (other end positions or families within one wheel step of length), each
-    refined on a fine wheel grid."""
-    slack = form.width * math.radians(THETA_GRID_DEG) + 1e-6
-    best = _refine(form, start, tbody, frame, first, world)
-    seen = {(round(first.s, 6), first.family)}
-    # A rival's refined path is at most one wheel step shorter than its grid path, so one
-    # longer than the best so far plus that step cannot win; nor can one whose fine grid
-    # holds no path as short as the best (its shortest, legal or not, in closed form).
-    over = cands.length[rest] > best.length + slack
-    rest = rest[: int(np.argmax(over)) if over.any() else len(rest)]
-    shortest = _fine_shortest(form, start, frame, cands, rest)
-    for i, low in zip(rest, shortest, strict=True):
-        if float(cands.length[i]) > best.length + slack or len(seen) > REFINE_RIVALS:
+                  taken: set[int], plan: SearchPlan) -> Candidate:
+    """The shortest legal path into the group's end positions (RULES.md 4, tie-breaks: "a
+    tie-break on path length is resolved to within 0.1 mm"): the first legal grid path and
+    the first rival kinds after it (other intervals of end offsets or families), each
+    polished to the shortest path of its kind (:func:`_polish`). A rival whose kind holds no
+    path as short as the best so far, legal or not (shortest.py, closed form), is passed
+    over unchecked."""
+    from .shortest import shortest_many, slot_of
+
+    breaks = np.asarray(offset_breakpoints(frame, form))
+    first_slot = slot_of(first.family, first.align_point, frame)
+    lo, hi = offset_interval(list(breaks), first.s)
+    point = first.align_point or (math.nan, math.nan)
+    first_kind = int(_kinds(frame, breaks, np.array([first.s]),
+                            np.array([FAMILIES.index(first.family)]), np.array([point[0]]),
+                            np.array([point[1]]))[0])
+    kinds = _kinds(frame, breaks, cands.s[rest], cands.family[rest], cands.px[rest],
+                   cands.py[rest])
+    picked: list[int] = []  # rows of rest, one per rival kind, in search order
+    _, where = np.unique(kinds, return_index=True)
+    for pos in np.sort(where):
+        i = int(rest[pos])
+        if int(kinds[pos]) == first_kind or int(plan.contact_id[plan.at[i]]) in taken:
+            continue
+        picked.append(i)
+        if len(picked) >= REFINE_RIVALS:
             break
-        key = (round(float(cands.s[i]), 6), FAMILIES[int(cands.family[i])])
-        if key in seen or any(abs(key[0] - s) < spacing_mm for s in taken):
+    keys = [(first_slot, lo, hi)]
+    for i in picked:
+        c = cands.row(i)
+        keys.append((slot_of(c.family, c.align_point, frame), *offset_interval(list(breaks),
+                                                                               c.s)))
+    bounds = shortest_many(form, start, frame, keys)
+    best = _polish(form, start, tbody, frame, first, bounds[0], world)
+    order = sorted(range(1, len(keys)),
+                   key=lambda j: bounds[j].length if bounds[j] is not None else math.inf)
+    for j in order:
+        low = bounds[j]
+        if low is None or low.length >= best.length - POLISH_TOL_MM:
             continue
-        if low > best.length + 1e-5:
-            continue
-        c = cands.row(int(i))
+        c = cands.row(picked[j - 1])
         if not check_candidate(form, start, c, tbody, world).ok:
             continue
-        seen.add(key)
-        r = _refine(form, start, tbody, frame, c, world, beat=best.key())
+        r = _polish(form, start, tbody, frame, c, low, world, beat=best)
         if r.key() < best.key():
             best = r
     return best
 
 
-def _fine_shortest(form: g.Formation, start: g.Pose, frame: FacingFrame,
-                   cands: CandidateTable, rows: np.ndarray) -> np.ndarray:
-    """For each row, a lower bound of the path lengths on its fine wheel grid (:func:`_refine`):
-    the shortest over the grid's angles with both forward distances >= 0, by the closed form of
-    :func:`candidate_table` (whose other conditions only remove paths). A flush arrival has no
-    fine grid, and a rival's own grid path never ranks before the best: inf."""
-    out = np.full(len(rows), math.inf)
-    angled = np.flatnonzero((cands.family[rows] != 0) & ~np.isnan(cands.px[rows]))
-    if len(angled) == 0:
-        return out
-    i = rows[angled]
-    steps = np.arange(-THETA_GRID_DEG, THETA_GRID_DEG + 1e-9, FINE_STEP_DEG)
-    th = cands.theta[i][:, None] + steps[None, :]  # (m, k)
-    base = g.normalize_deg(frame.facing_deg - start.facing)
-    al = _wrap(base - th)
-    fx, fy = cands.final[i, 0][:, None], cands.final[i, 1][:, None]
-    px, py = cands.px[i][:, None], cands.py[i][:, None]
-    c0 = g.corners(form, start)
-    d1, d2, det, rx, ry, *_ = _path_distances(c0["front_left"], c0["front_right"], start, px, py,
-                                          fx, fy, al, th)
-    d1, d2, ok = _forward_solution(start, d1, d2, det, rx, ry)
-    ok &= np.abs(th) <= 90
-    length = np.maximum(d1, 0.0) + np.maximum(d2, 0.0) + form.width * np.radians(np.abs(th))
-    out[angled] = np.where(ok, length, math.inf).min(axis=1)
-    return out
+def _polish(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
+            cand: Candidate, shortest: object, world: World,
+            beat: Candidate | None = None) -> Candidate:
+    """The shortest legal path of ``cand``'s kind, from the legal ``cand`` and the shortest
+    path of that kind (``shortest``, a shortest.Shortest, legal or not): that one when legal;
+    else the last legal point of a bisection between the two in (end offset, wheel) space,
+    which stops at whatever blocks the shorter path. With ``beat``, paths not ranked before
+    it are not worth checking."""
+    from .shortest import towards
 
-
-#: The refinement's wheel grid: this step, within one grid step of the grid winner.
-FINE_STEP_DEG = 0.05
-
-
-def _fine_table(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Candidate
-                ) -> CandidateTable | None:
-    """The paths to ``cand``'s end position by its family and align point, on the fine wheel
-    grid around its wheel angle; None for a flush arrival (or no align point): nothing to
-    refine."""
-    if cand.family == "flush" or cand.align_point is None:
-        return None
-    thetas = cand.wheel_deg + np.arange(-THETA_GRID_DEG, THETA_GRID_DEG + 1e-9, FINE_STEP_DEG)
-    thetas = thetas[np.abs(thetas) <= 90]
-    return candidate_table(form, start, frame, cand.s, thetas=thetas,
-                           only=(FAMILIES.index(cand.family), cand.align_point))
-
-
-def _refine(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
-            cand: Candidate, world: World,
-            beat: tuple[float, float, float] | None = None) -> Candidate:
-    """Polish the wheel angle of an angled approach on a 0.05-degree grid around the 1-degree
-    winner: the shortest legal path to the same end position. With ``beat``, only paths
-    ranked before it matter (a rival refined against the best so far): the others are not
-    checked, and the result is then only meaningful if it ranks before ``beat``."""
-    table = _fine_table(form, start, frame, cand)
-    if table is None:
+    limit = cand if beat is None or cand.key() < beat.key() else beat
+    if shortest is None or \
+            shortest.length >= limit.length - POLISH_TOL_MM:  # type: ignore[attr-defined]
         return cand
-    limit = cand.key() if beat is None else min(cand.key(), beat)
-    for i in table.order():
-        c = table.row(int(i))
-        if c.key() >= limit:
-            break
-        if check_candidate(form, start, c, tbody, world).ok:
-            return c
-    return cand
+    slot, s1, th1 = shortest.slot, shortest.s, shortest.theta  # type: ignore[attr-defined]
+    c = candidate_at(form, start, frame, slot, s1, th1)
+    if c is not None and c.key() < limit.key() and \
+            check_candidate(form, start, c, tbody, world).ok:
+        return c
+    good, lo_t, hi_t = cand, 0.0, 1.0
+    a, b = (cand.s, cand.wheel_deg), (s1, th1)
+    for _ in range(BISECT_STEPS):
+        t = (lo_t + hi_t) / 2
+        c = candidate_at(form, start, frame, slot, *towards(a, b, t))
+        if c is not None and check_candidate(form, start, c, tbody, world).ok:
+            lo_t = t
+            if c.key() < good.key():
+                good = c
+        else:
+            hi_t = t
+    return good

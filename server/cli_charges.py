@@ -36,7 +36,7 @@ OUTCOME_STYLE = {"success": "bold green", "special": "bold green",
 
 def print_ruling(ruling: dict) -> None:
     for c in ruling["charges"]:
-        outcome = c["outcome"] or f"odds {c['odds'] * 100:.1f}%"
+        outcome = c["outcome"] or f"odds {charges.format_chance(c['odds'])}"
         title = f"{c['charger']} -> {c['target']}: {outcome.upper().replace('_', ' ')}"
         body = "\n".join(c["explanation"])
         out.print(Panel(body, title=title, title_align="left",
@@ -45,7 +45,7 @@ def print_ruling(ruling: dict) -> None:
         figures.add_row("facing", c["facing"])
         figures.add_row("distance", f'{c["distance_in"]:.2f} in ({c["distance_mm"]:.1f} mm)')
         figures.add_row("needed / odds", f'{c["needed_in"]} on {c["dice_rule"]} / '
-                                         f'{c["odds"] * 100:.1f}%')
+                                         + charges.format_chance(c["odds"]))
         if c["range_in"] is not None:
             figures.add_row("range", f'{c["range_in"]:g} in')
         if c["contact"]:
@@ -99,4 +99,4 @@ def odds(
         out.print_json(json.dumps(rep.to_json()))
         return
     out.print(f"Charge of {distance:g} in with advance {advance:g} in: needs {rep.needed} or "
-              f"more on {rep.dice}: [bold]{rep.odds * 100:.1f}%[/]")
+              f"more on {rep.dice}: [bold]{charges.format_chance(rep.odds)}[/]")

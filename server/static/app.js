@@ -66,7 +66,18 @@ function el(tag, attrs = {}, ...children) {
 }
 
 const fmt = (v, digits = 2) => (typeof v === "number" && isFinite(v) ? v.toFixed(digits) : "–");
-const pct = (p) => (typeof p === "number" ? `${(100 * p).toFixed(1)}%` : "–");
+// A chance for players: one decimal, more where needed so that it never shows 100% or 0%
+// unless it is exact (charges.format_chance does the same).
+const pct = (p) => {
+  if (typeof p !== "number" || !isFinite(p)) return "–";
+  if (p >= 1) return "100%";
+  if (p <= 0) return "0%";
+  for (let d = 1; d < 10; d++) {
+    const t = (100 * p).toFixed(d);
+    if (Number(t) > 0 && Number(t) < 100) return `${t}%`;
+  }
+  return `${100 * p}%`;
+};
 const words = (s) => String(s || "").replaceAll("_", " ");
 
 // ---- matrices (3x3, row-major arrays of arrays) ------------------------------------------
@@ -446,7 +457,7 @@ async function previewOdds() {
 
 function diceCount(charge) {
   // The ruling says how the roll is made where the engine reports it; otherwise the unit's
-  // swiftstride decides between 2D6 and the best two of 3D6 (RULES.md 3).
+  // swiftstride decides between 2D6 and the best two of 3D6 (Charge Range).
   const m = /(\d+)\s*D6/i.exec(charge.dice_rule || "");
   if (m) return Number(m[1]);
   const u = state.scene.units.find((x) => x.id === charge.charger);

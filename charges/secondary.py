@@ -1,0 +1,65 @@
+"""Unavoidable contact with a second enemy (RULES.md 4, Choosing the move, priority 1: contact
+no enemy unit other than the target, "or as few as possible").
+
+When no legal move avoids every other enemy, a move whose *final position* touches one other
+unengaged enemy is legal, provided the path never touches it before: once the charger touches
+it, it stays in touch to the end. That enemy is charged too (``secondary_targets``): it reacts
+and fights. Only enemies that some final position along the charged facing could touch are
+tried, one at a time, and the best move over them by the usual priorities wins. Overlapping
+remains illegal. (Two or more unavoidable enemies at once are not searched: a charge that
+would need them is ruled failed.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+import geometry as g
+
+from .search import ChargeMove, TargetWorld, _flush_corners, facing_frame, search_moves
+from .world import World
+
+#: Moves tried per enemy: the best ones may touch it on the way, not only at the end.
+TRIES = 4
+
+
+def touches_only_at_the_end(form: g.Formation, move: ChargeMove, enemy: shapely.Geometry
+                            ) -> bool:
+    """Whether ``move`` touches ``enemy`` at its final position and, before that, only in
+    steps after which it stays in touch (each step that comes within EPS_MM of it ends within
+    EPS_MM of it)."""
+    pose = move.start
+    for step in move.steps:
+        after = step.apply(form, pose)
+        if shapely.dwithin(step.swept(form, pose), enemy, g.EPS_MM) and \
+                not shapely.dwithin(g.boundary(form, after), enemy, g.EPS_MM):
+            return False
+        pose = after
+    return bool(shapely.dwithin(g.boundary(form, move.final), enemy, g.EPS_MM))
+
+
+def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
+                     target_world: TargetWorld, engaged: frozenset[str]
+                     ) -> tuple[ChargeMove | None, tuple[str, ...]]:
+    """The best move touching exactly one other enemy at its end (module doc), and that
+    enemy; (None, ()) when there is none."""
+    form = charger.formation
+    frame = facing_frame(target.body, facing)
+    ends = _flush_corners(frame, form, np.array([-form.width, frame.length]))
+    reach = shapely.convex_hull(shapely.multipoints(ends.reshape(-1, 2)))
+    best: tuple[tuple, ChargeMove, str] | None = None
+    for o in world.obstacles:
+        if o.kind != "enemy" or o.id in engaged or \
+                not shapely.dwithin(reach, o.polygon, g.EPS_MM):
+            continue
+        moves, _ = search_moves(charger, target, facing, world.with_kind({o.id}, "secondary"),
+                                target_world, k=TRIES)
+        for m in moves:
+            if touches_only_at_the_end(form, m, o.polygon):
+                if best is None or m.key() < best[0]:
+                    best = (m.key(), m, o.id)
+                break
+    if best is None:
+        return None, ()
+    return best[1], (best[2],)
