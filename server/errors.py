@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server import models as m
+from server.workers import WorkerLost
 
 log = logging.getLogger("umpire.server")
 
@@ -79,6 +80,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (422, "Well-formed but wrong: a field of the wrong type, an unknown unit, "
               "a photo where the table cannot be found"))}
 
+#: ... and of the operations that send a photo to a worker process.
+PHOTO_RESPONSES: dict[int | str, dict[str, Any]] = {**ERROR_RESPONSES, 503: {
+    "model": m.ErrorBody, "description": "The photo worker process stopped; try again"}}
+
 #: The refusals of the operations that read one stored review.
 NOT_FOUND_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: {"model": m.ErrorBody, "description": "No such review"},
@@ -105,6 +110,13 @@ def install_error_handlers(app: FastAPI) -> None:
         if e.headers:
             resp.headers.update(e.headers)
         return resp
+
+    @app.exception_handler(WorkerLost)
+    async def _worker_lost(_: Request, e: WorkerLost) -> JSONResponse:
+        log.error("a photo worker process died during %s; a new pool was started", e)
+        return error_response(503, "worker_lost", "the photo worker stopped while working on "
+                                                  "this request; a new one has been started, "
+                                                  "so try again")
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, e: Exception) -> JSONResponse:

@@ -77,11 +77,14 @@ def decode_photo(data: bytes, want_thumbnail: bool = True) -> Photo:
     return Photo(data=data, ext=ext, media_type=media_type, bgr=bgr, thumbnail=thumb)
 
 
-def detect_upload(data: bytes, marker_doc: dict[str, Any]) -> tuple[str, Any]:
-    """Decode an uploaded photo and detect its scene, as one job for a worker process: only
-    the bytes go in and the scene comes out (no decoded image crosses the process boundary).
-    Errors come back as values, ``("client", (status, code, detail, field))`` or
-    ``("engine", message)``, so nothing depends on pickling an exception."""
+# Jobs for a worker process (server.workers): only bytes and JSON-like values go in and come
+# out, never a decoded image, and errors come back as values, ``("client", (status, code,
+# detail, field))`` or ``("engine", message)``, so nothing depends on pickling an exception.
+Outcome = tuple[str, Any]
+
+
+def detect_upload(data: bytes, marker_doc: dict[str, Any]) -> Outcome:
+    """Decode an uploaded photo and detect its scene: ``("ok", scene)``."""
     try:
         pic = decode_photo(data, False)
     except ClientError as e:
@@ -90,6 +93,29 @@ def detect_upload(data: bytes, marker_doc: dict[str, Any]) -> tuple[str, Any]:
         return "ok", vision.detect(pic.bgr, marker_doc)
     except ValueError as e:
         return "engine", str(e)
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """What a review stores besides its JSON: the overlay PNG (drawn on the photo or on a
+    plan), a small JPEG for lists, and the photo's file extension and media type."""
+
+    overlay: bytes
+    kind: str
+    thumbnail: bytes
+    ext: str
+    media_type: str
+
+
+def render_upload(data: bytes, scene: dict[str, Any], ruling: dict[str, Any]) -> Outcome:
+    """Decode an uploaded photo again and draw its ruling: ``("ok", Rendering)``. The photo
+    is decoded where it is drawn, so its pixels never cross a process boundary."""
+    try:
+        pic = decode_photo(data, True)
+    except ClientError as e:
+        return "client", (e.status, e.error, e.detail, e.field)
+    png, kind = draw_overlay(pic, scene, ruling)
+    return "ok", Rendering(png, kind, pic.thumbnail, pic.ext, pic.media_type)
 
 
 def table_to_image(scene: dict[str, Any]) -> np.ndarray | None:

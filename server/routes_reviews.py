@@ -13,9 +13,14 @@ from fastapi.responses import FileResponse
 from server import engine
 from server import models as m
 from server.deps import StoreDep, WorkersDep
-from server.errors import ERROR_RESPONSES, NOT_FOUND_RESPONSES, ClientError
+from server.errors import (
+    ERROR_RESPONSES,
+    NOT_FOUND_RESPONSES,
+    PHOTO_RESPONSES,
+    ClientError,
+)
 from server.forms import CHARGES_ADAPTER, DICE_ADAPTER, json_field, markers_field, typed_field
-from server.photos import draw_overlay, rules_scene
+from server.photos import rules_scene
 from server.routes_detect import MarkersField, PhotoField
 from server.storage import Blob, Review, ReviewStore
 
@@ -56,7 +61,7 @@ def summary_out(r: Review) -> dict[str, Any]:
 
 
 @router.post("/api/reviews", status_code=201, response_model=m.Review,
-             responses=ERROR_RESPONSES, summary="Detect, rule and store a review of a photo")
+             responses=PHOTO_RESPONSES, summary="Detect, rule and store a review of a photo")
 async def create_review(photo: PhotoField, markers: MarkersField, charges_: ChargesField,
                         workers: WorkersDep, store: StoreDep, dice: DiceField = None,
                         ruleset: RulesetField = "t9a-1") -> Any:
@@ -69,20 +74,20 @@ async def create_review(photo: PhotoField, markers: MarkersField, charges_: Char
     if dice is not None and dice.strip():
         rolled = typed_field(DICE_ADAPTER, json_field(dice, "dice"), "dice")
     marker_doc = await markers_field(markers)
-    pic, scene = await engine.detect_photo(workers, await photo.read(), marker_doc,
-                                           want_thumbnail=True)
+    data = await photo.read()
+    scene = await engine.detect_scene(workers, data, marker_doc)
     request: dict[str, Any] = {"ruleset": ruleset, "scene": rules_scene(scene),
                                "charges": [c.model_dump() for c in declared]}
     if rolled is not None:
         request["dice"] = rolled
     ruling = await engine.rule(workers, request)
-    png, kind = await workers.run("image", draw_overlay, pic, scene, ruling)
+    pictures = await engine.render_review(workers, data, scene, ruling)
     stored_request = {k: v for k, v in request.items() if k != "scene"}
-    stored_request["overlay_kind"] = kind
+    stored_request["overlay_kind"] = pictures.kind
     review = await workers.run(
-        "image", partial(store.add, photo=Blob(pic.data, pic.ext),
-                         photo_type=pic.media_type, overlay=Blob(png, "png"),
-                         thumbnail=Blob(pic.thumbnail, "jpg"), markers=marker_doc,
+        "image", partial(store.add, photo=Blob(data, pictures.ext),
+                         photo_type=pictures.media_type, overlay=Blob(pictures.overlay, "png"),
+                         thumbnail=Blob(pictures.thumbnail, "jpg"), markers=marker_doc,
                          request=stored_request, scene=scene, ruling=ruling))
     return review_out(review)
 

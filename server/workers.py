@@ -9,8 +9,10 @@ import multiprocessing
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, TypeVar
 
@@ -47,19 +49,26 @@ def _photo_worker_init() -> None:
     _exit_with_parent()
 
 
-class Workers:
-    """Runs blocking work in threads. Image work (decode, detect, draw) holds large arrays, so
-    few run at once; rulings have their own pool so they never queue behind photos.
+class WorkerLost(RuntimeError):
+    """A photo worker process died during a job (the pool has been replaced)."""
 
-    With ``processes`` > 0, photo detection (``/api/detect``) runs in that many worker
-    processes instead: the Python parts of detection then do not hold this process's GIL, so
-    rulings answered meanwhile are not slowed by them (bench/load.py)."""
+
+class Workers:
+    """Runs blocking work in threads. Image work (decode, detect, draw, store) holds large
+    arrays, so few run at once; rulings have their own pool so they never queue behind photos.
+
+    With ``processes`` > 0, the photo jobs (``run_process``: detection for ``/api/detect`` and
+    ``/api/reviews``, a review's drawing) run in that many worker processes instead: their
+    Python parts then do not hold this process's GIL, so rulings answered meanwhile are not
+    slowed by them (bench/load.py). ``process_jobs`` counts the jobs sent to them, by
+    function name."""
 
     def __init__(self, image_slots: int, rule_slots: int, processes: int = 0) -> None:
         self._slots = {"image": image_slots, "rule": rule_slots}
         self._limiters: dict[str, anyio.CapacityLimiter] = {}
         self.processes = processes
         self._pool: ProcessPoolExecutor | None = None
+        self.process_jobs: Counter[str] = Counter()
 
     def start(self) -> None:
         if self.processes > 0 and self._pool is None:
@@ -74,11 +83,24 @@ class Workers:
             self._pool = None
 
     async def run_process(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a worker process when there are any, else in the image threads."""
-        if self._pool is None:
+        """``fn(*args)`` in a worker process when there are any, else in the image threads.
+
+        A worker that dies in a job (a crash in a decoder, the kernel's OOM killer) breaks
+        the whole pool; it is replaced by a fresh one so that later photos are served, and
+        :class:`WorkerLost` says what happened to this one."""
+        pool = self._pool
+        if pool is None:
             return await self.run("image", fn, *args)
+        self.process_jobs[fn.__name__] += 1
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, partial(fn, *args))
+        try:
+            return await loop.run_in_executor(pool, partial(fn, *args))
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+                self.start()
+            raise WorkerLost(fn.__name__) from None
 
     async def run(self, pool: str, fn: Callable[..., T], *args: Any) -> T:
         limiter = self._limiters.get(pool)

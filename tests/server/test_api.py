@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from server.app import PHOTO_WORKER_NICENESS, Workers, create_app
+from server.app import create_app
 from server.models import Review, Ruling
 
 from .conftest import a_charge, roll
@@ -538,40 +538,3 @@ def test_every_scenario_rules_over_http_as_documented(client: TestClient, path: 
     for i, c in enumerate(expect.get("charges", [])):
         if "outcome" in c:
             assert ruling.charges[i].outcome == c["outcome"], (i, ruling.charges[i].outcome)
-
-
-def test_photo_workers_run_nicer_than_the_server():
-    """Photo worker processes lower their CPU priority by PHOTO_WORKER_NICENESS, so a ruling
-    asked while the cores are busy with photos is served first (bench/load.py)."""
-    import os
-
-    workers = Workers(image_slots=1, rule_slots=1, processes=1)
-    workers.start()
-    try:
-        worker = anyio.run(workers.run_process, os.nice, 0)
-    finally:
-        workers.stop()
-    assert worker == min(os.nice(0) + PHOTO_WORKER_NICENESS, 19)
-
-
-def test_detection_in_a_worker_process_gives_the_same_answers(tmp_path, sample_photo,
-                                                               sample_markers_text, detected):
-    """``umpire serve`` detects photos in worker processes (so photos do not hold the server's
-    GIL while rulings are answered): the scene and every refusal are as in the threads."""
-    plain = io.BytesIO()
-    Image.new("RGB", (640, 480), (120, 130, 90)).save(plain, "PNG")
-    with TestClient(create_app(tmp_path, detect_processes=1),
-                    raise_server_exceptions=False) as c:
-        r = c.post("/api/detect", files={"photo": ("table.jpg", sample_photo, "image/jpeg")},
-                   data={"markers": sample_markers_text})
-        assert r.status_code == 200, r.text
-        assert r.json()["units"] == detected["units"]
-        r = c.post("/api/detect", files={"photo": ("t.jpg", b"not a photo", "image/jpeg")},
-                   data={"markers": sample_markers_text})
-        assert_error(r, 415, "photo", "not an image")
-        r = c.post("/api/detect", files={"photo": ("t.jpg", sample_photo[:5000], "image/jpeg")},
-                   data={"markers": sample_markers_text})
-        assert_error(r, 400, "photo", "broken")
-        r = c.post("/api/detect", files={"photo": ("plain.png", plain.getvalue(), "image/png")},
-                   data={"markers": sample_markers_text})
-        assert 400 <= r.status_code < 500 and r.json()["detail"]
