@@ -1,7 +1,7 @@
 """The HTTP API and the web page (DESIGN.md, HTTP; issue 5), assembled from one router per area
 (FastAPI's bigger-applications pattern): ``routes_detect``, ``routes_rulings``,
 ``routes_reviews`` and ``routes_page``. A new area is one module with a ``router`` and one
-``include_router`` line below.
+line in :data:`ROUTERS`.
 
 Routes are thin: they parse and check the shape of what a client sent, then hand the work to
 ``vision`` (photo -> scene, ruling -> picture) and ``charges`` (scene -> ruling). No rule and no
@@ -25,17 +25,26 @@ import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from server import routes_detect, routes_page, routes_reviews, routes_rulings
 from server.body_limit import BodyLimit
 from server.errors import install_error_handlers
+from server.openapi import install_openapi
 from server.routes_page import STATIC_DIR
 from server.storage import ReviewStore
 from server.workers import PHOTO_WORKER_NICENESS, Workers
 
-__all__ = ["PHOTO_WORKER_NICENESS", "Workers", "create_app"]
+__all__ = ["PHOTO_WORKER_NICENESS", "ROUTERS", "Workers", "create_app"]
+
+#: One router per area; a new area is one more line here.
+ROUTERS: list[APIRouter] = [
+    routes_detect.router,
+    routes_rulings.router,
+    routes_reviews.router,
+    routes_page.router,
+]
 
 
 def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int = 0) -> FastAPI:
@@ -77,9 +86,9 @@ def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int 
     app.state.store, app.state.workers = store, workers
     app.add_middleware(BodyLimit, max_bytes=int(max_upload_mb * 1_000_000))
     install_error_handlers(app)
-    app.include_router(routes_detect.router)
-    app.include_router(routes_rulings.router)
-    app.include_router(routes_reviews.router)
-    app.include_router(routes_page.router)
+    install_openapi(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.state.routes = [route for router in ROUTERS for route in router.routes]
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

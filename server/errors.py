@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server import models as m
@@ -55,7 +56,8 @@ def validation_errors(errors: list[Any], prefix: tuple[str, ...] = ()) -> tuple[
     items = []
     for e in errors:
         loc = [*prefix, *[p if isinstance(p, int) else str(p) for p in e.get("loc", ())]]
-        items.append({"loc": loc, "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))})
+        msg = str(e.get("msg", "")).removeprefix("Value error, ")
+        items.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
     lines = []
     for it in items:
         where = loc_text(it["loc"])
@@ -71,23 +73,38 @@ def engine_error(e: ValueError, what: str) -> ClientError:
     return ClientError(422, f"{what}_failed" if what == "detection" else "invalid", detail)
 
 
-#: The refusals of every operation that takes a body or parameters, for the OpenAPI.
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": m.ErrorBody, "description": text} for code, text in (
-        (400, "Malformed input: broken JSON, a broken image file"),
-        (413, "Upload larger than the server's limit"),
-        (415, "Not an image"),
-        (422, "Well-formed but wrong: a field of the wrong type, an unknown unit, "
-              "a photo where the table cannot be found"))}
+#: What each refusal means, for the OpenAPI of the operations that can answer it.
+REFUSALS: dict[int, str] = {
+    400: "Malformed input: a body or form field that is not JSON text, an empty or broken "
+         "image file",
+    404: "No such review",
+    413: "The request body is larger than the server's limit (umpire serve --max-upload-mb), "
+         "or the photo has more pixels than accepted",
+    415: "The photo is not an image of an accepted format (JPEG, PNG, WebP, BMP or TIFF)",
+    422: "Well-formed but wrong: a field or parameter of the wrong type or out of range, an "
+         "unknown unit, units overlapping, a photo where the table cannot be found",
+    503: "The photo worker process stopped; a new one has been started, so try again",
+}
 
-#: ... and of the operations that send a photo to a worker process.
-PHOTO_RESPONSES: dict[int | str, dict[str, Any]] = {**ERROR_RESPONSES, 503: {
-    "model": m.ErrorBody, "description": "The photo worker process stopped; try again"}}
 
-#: The refusals of the operations that read one stored review.
-NOT_FOUND_RESPONSES: dict[int | str, dict[str, Any]] = {
-    404: {"model": m.ErrorBody, "description": "No such review"},
-    422: {"model": m.ErrorBody, "description": "A parameter of the wrong type"}}
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of these refusals, each with its :class:`ErrorBody`. Every
+    operation can answer 413: the size limit applies to any request with a body."""
+    return {code: {"model": m.ErrorBody, "description": REFUSALS[code]}
+            for code in sorted({413, *codes})}
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers at this request's path, for the ``Allow`` header of a
+    405 (RFC 9110, 15.5.6). Starlette names only the methods of the first route that matches
+    the path, so ``PUT /api/reviews`` would be told ``Allow: POST`` and not ``GET, POST``.
+    The routes are those :func:`server.app.create_app` lists on ``app.state.routes``."""
+    path = request.scope.get("path", "")
+    methods: set[str] = set()
+    for route in getattr(request.app.state, "routes", ()):
+        if isinstance(route, APIRoute) and route.path_regex.match(path):
+            methods |= route.methods
+    return sorted(methods)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -103,12 +120,16 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(422, "invalid", detail, errors=items)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, e: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
         codes = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
         resp = error_response(e.status_code, codes.get(e.status_code, "http_error"),
                               str(e.detail))
         if e.headers:
             resp.headers.update(e.headers)
+        if e.status_code == 405:
+            allowed = allowed_methods(request)
+            if allowed:
+                resp.headers["Allow"] = ", ".join(allowed)
         return resp
 
     @app.exception_handler(WorkerLost)

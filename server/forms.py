@@ -5,10 +5,10 @@ Each failure is a :class:`ClientError` naming the field."""
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import UploadFile
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from server import models as m
 from server.errors import ClientError, validation_errors
@@ -45,15 +45,24 @@ def typed_field(adapter: TypeAdapter[T], value: Any, field: str) -> T:
         raise ClientError(422, "invalid", detail, field) from None
 
 
+#: The ``charges`` part: at least one declared charge.
 CHARGES_ADAPTER: TypeAdapter[list[m.ChargeDeclaration]] = TypeAdapter(
-    list[m.ChargeDeclaration])
+    Annotated[list[m.ChargeDeclaration], Field(min_length=1)])
+#: The ``dice`` part, when sent: the dice per charger.
 DICE_ADAPTER: TypeAdapter[m.Dice] = TypeAdapter(m.Dice)
+
+
+def json_part_schemas(ref_template: str) -> dict[str, dict[str, Any]]:
+    """The JSON Schema of what each JSON form part holds, from the adapters that check it, for
+    the OpenAPI (server.openapi)."""
+    return {"charges": CHARGES_ADAPTER.json_schema(ref_template=ref_template),
+            "dice": DICE_ADAPTER.json_schema(ref_template=ref_template)}
 
 
 async def markers_field(value: UploadFile | str) -> dict[str, Any]:
     """The marker set (DESIGN.md, markers.json): a JSON object, read from text or a file."""
     doc = json_field(await text_field(value, "markers"), "markers")
     if not isinstance(doc, dict):
-        raise ClientError(422, "invalid", "markers: must be a JSON object (DESIGN.md, markers."
-                                          "json)", "markers")
+        raise ClientError(422, "invalid", "markers: must be a JSON object (the marker set, "
+                                          "markers.json)", "markers")
     return doc

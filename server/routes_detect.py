@@ -9,15 +9,18 @@ from fastapi import APIRouter, File, UploadFile
 from server import engine
 from server import models as m
 from server.deps import WorkersDep
-from server.errors import PHOTO_RESPONSES
+from server.errors import refusals
 from server.forms import markers_field
+from server.photos import MAX_PIXELS
 
-router = APIRouter(tags=["detection"], responses=PHOTO_RESPONSES)
+router = APIRouter(tags=["detection"], responses=refusals(400, 415, 422, 503))
 
 # Module level: route signatures are resolved from their (postponed) annotations by name.
-PhotoField = Annotated[UploadFile, File(description="The table photo (JPEG, PNG or WebP)")]
+PhotoField = Annotated[UploadFile, File(
+    description=f"The table photo: JPEG, PNG, WebP, BMP or TIFF, at most "
+                f"{MAX_PIXELS / 1e6:g} megapixels")]
 MarkersField = Annotated[UploadFile | str, File(
-    description="The marker set, markers.json (DESIGN.md), as a file or as text")]
+    description="The marker set (markers.json), as a file or as text")]
 
 
 @router.post("/api/detect", response_model=m.DetectedScene,

@@ -13,12 +13,7 @@ from fastapi.responses import FileResponse
 from server import engine
 from server import models as m
 from server.deps import StoreDep, WorkersDep
-from server.errors import (
-    ERROR_RESPONSES,
-    NOT_FOUND_RESPONSES,
-    PHOTO_RESPONSES,
-    ClientError,
-)
+from server.errors import ClientError, refusals
 from server.forms import CHARGES_ADAPTER, DICE_ADAPTER, json_field, markers_field, typed_field
 from server.photos import rules_scene
 from server.routes_detect import MarkersField, PhotoField
@@ -26,12 +21,16 @@ from server.storage import Blob, Review, ReviewStore
 
 router = APIRouter(tags=["reviews"])
 
+#: The largest row number SQLite stores (a signed 64-bit integer): the bound of ``before``.
+SQLITE_MAX_INT = 2**63 - 1
+
 ChargesField = Annotated[str, Form(
     alias="charges", description='JSON list of {"charger", "target"}',
     examples=['[{"charger": "knights", "target": "spears"}]'])]
 DiceField = Annotated[str | None, Form(
-    description='JSON object: dice per charger, e.g. {"knights": [3, 5]}')]
-RulesetField = Annotated[str, Form(description="Ruleset id")]
+    description='JSON object: dice per charger, e.g. {"knights": [3, 5]}; omitted for the '
+                'odds only')]
+RulesetField = Annotated[m.RulesetName, Form(description="Ruleset id")]
 
 
 def links(review_id: str) -> dict[str, str]:
@@ -61,18 +60,15 @@ def summary_out(r: Review) -> dict[str, Any]:
 
 
 @router.post("/api/reviews", status_code=201, response_model=m.Review,
-             responses=PHOTO_RESPONSES, summary="Detect, rule and store a review of a photo")
+             responses=refusals(400, 415, 422, 503),
+             summary="Detect, rule and store a review of a photo")
 async def create_review(photo: PhotoField, markers: MarkersField, charges_: ChargesField,
                         workers: WorkersDep, store: StoreDep, dice: DiceField = None,
                         ruleset: RulesetField = "t9a-1") -> Any:
     """Stored for post-game review: the photo, its scene, the ruling and the overlay. The
     answer (201) comes only once everything is durably on disk."""
     declared = typed_field(CHARGES_ADAPTER, json_field(charges_, "charges"), "charges")
-    if not declared:
-        raise ClientError(422, "invalid", "charges: declare at least one charge", "charges")
-    rolled = None
-    if dice is not None and dice.strip():
-        rolled = typed_field(DICE_ADAPTER, json_field(dice, "dice"), "dice")
+    rolled = None if dice is None else typed_field(DICE_ADAPTER, json_field(dice, "dice"), "dice")
     marker_doc = await markers_field(markers)
     data = await photo.read()
     scene = await engine.detect_scene(workers, data, marker_doc)
@@ -92,13 +88,14 @@ async def create_review(photo: PhotoField, markers: MarkersField, charges_: Char
     return review_out(review)
 
 
-@router.get("/api/reviews", response_model=m.ReviewList, responses=ERROR_RESPONSES,
+@router.get("/api/reviews", response_model=m.ReviewList, responses=refusals(422),
             summary="Stored reviews, newest first")
 async def list_reviews(
     store: StoreDep,
     limit: Annotated[int, Query(ge=1, le=200, description="Page size")] = 50,
-    before: Annotated[int | None, Query(ge=1, description="next_before of the previous "
-                                                          "page")] = None,
+    before: Annotated[int | None, Query(ge=1, le=SQLITE_MAX_INT,
+                                        description="next_before of the previous page")]
+        = None,
 ) -> Any:
     rows = await anyio.to_thread.run_sync(store.list, limit, before)
     next_before = rows[-1].seq if len(rows) == limit else None
@@ -119,21 +116,21 @@ def stored_file(store: ReviewStore, name: str, media_type: str) -> FileResponse:
                                  "ETag": f'"{name.split(".")[0]}"'})
 
 
-@router.get("/api/reviews/{review_id}", response_model=m.Review, responses=NOT_FOUND_RESPONSES,
+@router.get("/api/reviews/{review_id}", response_model=m.Review, responses=refusals(404, 422),
             summary="One stored review")
 async def get_review(review_id: str, store: StoreDep) -> Any:
     return review_out(await find(store, review_id))
 
 
 @router.get("/api/reviews/{review_id}/overlay.png", response_class=FileResponse,
-            responses={200: {"content": {"image/png": {}}}, **NOT_FOUND_RESPONSES},
+            responses={200: {"content": {"image/png": {}}}, **refusals(404, 422)},
             summary="The ruling drawn on the photo (or on a plan)")
 async def review_overlay(review_id: str, store: StoreDep) -> FileResponse:
     return stored_file(store, (await find(store, review_id)).overlay, "image/png")
 
 
 @router.get("/api/reviews/{review_id}/photo", response_class=FileResponse,
-            responses={200: {"content": {"image/*": {}}}, **NOT_FOUND_RESPONSES},
+            responses={200: {"content": {"image/*": {}}}, **refusals(404, 422)},
             summary="The photo as uploaded")
 async def review_photo(review_id: str, store: StoreDep) -> FileResponse:
     r = await find(store, review_id)
@@ -141,7 +138,7 @@ async def review_photo(review_id: str, store: StoreDep) -> FileResponse:
 
 
 @router.get("/api/reviews/{review_id}/thumbnail.jpg", response_class=FileResponse,
-            responses={200: {"content": {"image/jpeg": {}}}, **NOT_FOUND_RESPONSES},
+            responses={200: {"content": {"image/jpeg": {}}}, **refusals(404, 422)},
             summary="A small JPEG of the photo")
 async def review_thumbnail(review_id: str, store: StoreDep) -> FileResponse:
     return stored_file(store, (await find(store, review_id)).thumbnail, "image/jpeg")

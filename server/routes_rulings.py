@@ -11,12 +11,12 @@ import charges
 from server import engine
 from server import models as m
 from server.deps import WorkersDep
-from server.errors import ERROR_RESPONSES, engine_error
+from server.errors import engine_error, refusals
 
 router = APIRouter(tags=["rulings"])
 
 
-@router.post("/api/rulings", response_model=m.Ruling, responses=ERROR_RESPONSES,
+@router.post("/api/rulings", response_model=m.Ruling, responses=refusals(400, 422),
              summary="Rule declared charges on a scene")
 async def rulings(request: m.RulingRequest, workers: WorkersDep) -> Any:
     """The ruling of DESIGN.md. Without dice it gives the odds only (``outcome`` null)."""
@@ -24,13 +24,15 @@ async def rulings(request: m.RulingRequest, workers: WorkersDep) -> Any:
         mode="json", exclude_unset=True, exclude_none=False) | {"ruleset": request.ruleset})
 
 
-@router.get("/api/odds", response_model=m.Odds, responses=ERROR_RESPONSES,
+@router.get("/api/odds", response_model=m.Odds, responses=refusals(422),
             summary="The roll needed for a distance and its exact chance")
 async def get_odds(
-    advance: Annotated[float, Query(description="The charger's Advance rate, inches")],
-    distance: Annotated[float, Query(description="Distance to the target, inches")],
+    advance: Annotated[float, Query(ge=0, allow_inf_nan=False,
+                                    description="The charger's Advance rate, inches")],
+    distance: Annotated[float, Query(ge=0, allow_inf_nan=False,
+                                     description="Distance to the target, inches")],
     swiftstride: Annotated[bool, Query(description="Best two of 3D6 instead of 2D6")] = False,
-    ruleset: Annotated[str, Query(description="Ruleset id")] = "t9a-1",
+    ruleset: Annotated[m.RulesetName, Query(description="Ruleset id")] = "t9a-1",
 ) -> Any:
     """What ``umpire odds`` prints, as JSON (no scene needed)."""
     try:
@@ -40,7 +42,7 @@ async def get_odds(
     return report.to_json()
 
 
-@router.get("/api/rulesets", response_model=m.RulesetList,
+@router.get("/api/rulesets", response_model=m.RulesetList, responses=refusals(),
             summary="The rulesets this server can rule with")
 async def rulesets() -> Any:
     return {"rulesets": [{"name": r.name, "title": r.title}
