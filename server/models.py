@@ -146,8 +146,8 @@ class Unit(_Strict):
 
 
 class Scene(_Strict):
-    """The table as data (DESIGN.md, Scene), as a ruling request carries it: a charge needs a
-    charger and a target, so at least two units."""
+    """The table as data, as a ruling request carries it: a charge needs a charger and a
+    target, so at least two units."""
 
     table: Table = Field(default_factory=Table)
     terrain: list[Terrain] = Field(default_factory=list, max_length=MAX_TERRAIN)
@@ -320,7 +320,7 @@ class Review(ReviewLinks):
 
 
 class Odds(_Open):
-    """The chance of a charge roll covering a distance (RULES.md 3), from ``charges.odds``."""
+    """The chance of a charge roll covering a distance (Charge Range), from ``charges.odds``."""
 
     ruleset: str
     advance_in: Number

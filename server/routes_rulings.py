@@ -19,7 +19,8 @@ router = APIRouter(tags=["rulings"])
 @router.post("/api/rulings", response_model=m.Ruling, responses=refusals(400, 422),
              summary="Rule declared charges on a scene")
 async def rulings(request: m.RulingRequest, workers: WorkersDep) -> Any:
-    """The ruling of DESIGN.md. Without dice it gives the odds only (``outcome`` null)."""
+    """The ruling of each declared charge and every unit after them. Without dice it gives
+    the odds only (``outcome`` null)."""
     return await engine.rule(workers, request.model_dump(
         mode="json", exclude_unset=True, exclude_none=False) | {"ruleset": request.ruleset})
 
