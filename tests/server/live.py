@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,3 +73,13 @@ def start_server(data_dir: Path, log: Path, port: int | None = None,
     server.kill()
     raise RuntimeError(f"umpire serve did not answer within {timeout_s} s:\n"
                        f"{log.read_text(errors='replace')}")
+
+
+@contextlib.contextmanager
+def live_server(folder: Path, *extra_args: str) -> Iterator[LiveServer]:
+    """A started ``umpire serve`` over ``folder`` (data and log inside), stopped at the end."""
+    server = start_server(folder / "data", folder / "server.log", extra_args=extra_args)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import SAMPLES, a_charge, noise_png
-from .live import LiveServer, start_server
+from .live import LiveServer, live_server, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -143,10 +143,8 @@ def test_the_page_fits_a_phone_screen(server: LiveServer, browser):
 
 @pytest.fixture(scope="module")
 def small_limit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    d = tmp_path_factory.mktemp("browser-limit")
-    s = start_server(d / "data", d / "server.log", extra_args=["--max-upload-mb", "1"])
-    yield s
-    s.stop()
+    with live_server(tmp_path_factory.mktemp("browser-limit"), "--max-upload-mb", "1") as s:
+        yield s
 
 
 @pytest.mark.parametrize(("megabytes", "upload_bytes_per_s"), [(8, None), (1.5, 1_000_000)],

@@ -19,7 +19,7 @@ import httpx
 import pytest
 import schemathesis
 
-from .live import LiveServer, start_server
+from .live import LiveServer, live_server
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 SEED = 20240505
@@ -28,10 +28,8 @@ EXAMPLES = 20
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    d = tmp_path_factory.mktemp("schemathesis")
-    s = start_server(d / "data", d / "server.log", extra_args=["--detect-processes", "1"])
-    yield s
-    s.stop()
+    with live_server(tmp_path_factory.mktemp("schemathesis"), "--detect-processes", "1") as s:
+        yield s
 
 
 def test_schemathesis_finds_nothing_wrong(server: LiveServer, tmp_path: Path):

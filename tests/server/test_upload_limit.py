@@ -28,7 +28,7 @@ from server.app import create_app
 from server.body_limit import LINGER_MIN_BYTES, BodyLimit
 
 from .conftest import SAMPLES, noise_png
-from .live import LiveServer, free_port, start_server
+from .live import LiveServer, free_port, live_server
 
 # Bodies several times this, and larger than the loopback socket buffers: a server that
 # closed without reading them would reset the connection under a client still sending.
@@ -40,11 +40,9 @@ MARKERS = (SAMPLES / "markers.json").read_bytes()
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    d = tmp_path_factory.mktemp("limit")
-    s = start_server(d / "data", d / "server.log",
-                     extra_args=["--max-upload-mb", str(LIMIT_MB), "--detect-processes", "1"])
-    yield s
-    s.stop()
+    with live_server(tmp_path_factory.mktemp("limit"), "--max-upload-mb", str(LIMIT_MB),
+                     "--detect-processes", "1") as s:
+        yield s
 
 
 def multipart(fields: dict[str, tuple[str, bytes, str]]) -> tuple[bytes, str]:
