@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SAMPLES, a_charge
-from .live import LiveServer, start_server
+from .conftest import SAMPLES, a_charge, noise_png
+from .live import LiveServer, live_server, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -138,6 +138,43 @@ def test_the_page_fits_a_phone_screen(server: LiveServer, browser):
             " return (e.labels && e.labels.length ? e.labels[0].textContent : '')"
             " || e.getAttribute('aria-label') || e.textContent; }", sel)
         assert name.strip(), sel
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def small_limit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with live_server(tmp_path_factory.mktemp("browser-limit"), "--max-upload-mb", "1") as s:
+        yield s
+
+
+@pytest.mark.parametrize(("megabytes", "upload_bytes_per_s"), [(8, None), (1.5, 1_000_000)],
+                         ids=["loopback", "slow-link"])
+def test_a_photo_over_the_limit_shows_the_servers_413_message(
+        small_limit_server: LiveServer, browser, tmp_path: Path, megabytes: float,
+        upload_bytes_per_s: int | None):
+    """A photo over ``--max-upload-mb`` (1 MB here), sent at loopback speed and through
+    chromium's own upload throttle: the page reads the server's 413 and shows its message (the
+    server drains the upload before closing, so the browser sees the answer and not a reset
+    connection; issue 11)."""
+    photo = tmp_path / "noise.png"
+    photo.write_bytes(noise_png(megabytes))
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    if upload_bytes_per_s is not None:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 50, "downloadThroughput": -1,
+            "uploadThroughput": upload_bytes_per_s})
+    page.goto(small_limit_server.url + "/")
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if "/api/detect" in r.url else None)
+    page.set_input_files("#photo-input", str(photo))
+    error = page.locator("#error")
+    error.wait_for(state="visible", timeout=30_000)
+    assert "larger than the server's limit of 1 MB" in error.inner_text(), error.inner_text()
+    assert statuses == [413]
     context.close()
 
 
