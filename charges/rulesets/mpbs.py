@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from geometry.hexgrid import direction
 
-from ..hex import closecombat, reactions
+from ..hex import ccsequence, closecombat, incorporation, momentum, reactions
 from ..hex.position import HexUnit, Position
 from ..hex.ruling import Context, Option
 from . import register
@@ -121,7 +121,12 @@ class MusketAndPike(HexRuleset):
 
     def kinds(self) -> dict:
         return {"combat": (closecombat.resolve, ("defender", "attackers", "pistols")),
-                "reactions": (reactions.resolve, ("event", "events"))}
+                "reactions": (reactions.resolve, ("event", "events")),
+                "momentum": (momentum.resolve, ("unit", "path", "reacted_in_cc")),
+                "cc_sequence": (ccsequence.resolve, ("designations", "reactions", "order",
+                                                     "line_axis")),
+                "incorporation": (incorporation.resolve, ("mover", "absorbed")),
+                "wagons": (incorporation.enter, ("unit", "hex"))}
 
 
 register(MusketAndPike())
