@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..hex import assault, cup, firecheck, rally
 from ..hex.position import HexUnit, Position
 from ..hex.ruling import Option
 from . import register
@@ -76,7 +77,10 @@ class LaBataille(HexRuleset):
                                    "the hex", [u.id for u in troops])
 
     def kinds(self) -> dict:
-        return {}
+        return {"assault": (assault.resolve, ("assault", "target", "join")),
+                "rally": (rally.resolve, ("unit", "path", "formation_change", "declares")),
+                "cup": (cup.resolve, ("seed", "order")),
+                "fire_check": (firecheck.resolve, ("firer", "target", "segment"))}
 
 
 register(LaBataille())
