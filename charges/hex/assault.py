@@ -141,17 +141,19 @@ def _deflected(ctx: Context, st: Stack) -> dict | None:
     return None
 
 
-def _contact(ctx: Context, st: Stack, g: Group) -> list[hg.Hex]:
+def _contact(ctx: Context, st: Stack, g: Group, others_touched: bool) -> list[hg.Hex]:
     """Encaramiento and 'Asaltar a una unidad multihexágono': the group's hexes in the stack's
     front; refusals when none, when a named hex is not front, or when a front hex of a
-    multi-hex target is left out."""
+    multi-hex target is left out. A stack of a several-target declaration need touch only
+    one of the targets (``others_touched``)."""
     asp = st.units[0].aspects()
     touching = [h for h in g.hexes if h in asp]
     front = [h for h in touching if asp[h] == "front"]
     ids = [u.id for u in g.units]
     if not touching:
-        ctx.refuse("ASSAULT_NOT_ADJACENT", "Encaramiento", f"{', '.join(ids)} is not adjacent "
-                   f"to {st.units[0].id}", units=ids, hexes=g.hexes)
+        if not others_touched:
+            ctx.refuse("ASSAULT_NOT_ADJACENT", "Encaramiento", f"{', '.join(ids)} is not "
+                       f"adjacent to {st.units[0].id}", units=ids, hexes=g.hexes)
     elif (not g.by_unit and any(h not in front for h in g.named)) or not front:
         bad = [h for h in (g.named or touching) if h not in front]
         ctx.refuse("ASSAULT_NOT_FRONT", "Encaramiento", f"{[list(h) for h in bad]} "
@@ -164,6 +166,10 @@ def _contact(ctx: Context, st: Stack, g: Group) -> list[hg.Hex]:
                    f"{g.units[0].id}'s hexes {[list(h) for h in left]} also lie in the "
                    f"assaulter's front and must be assaulted too", units=ids, hexes=left)
     return front
+
+
+def _touches(st: Stack, g: Group) -> bool:
+    return any(hg.distance(a, b) == 1 for a in st.hexes for b in g.hexes)
 
 
 def _can_occupy(ctx: Context, st: Stack, groups: list[Group], fronts: list[list[hg.Hex]]
@@ -287,7 +293,8 @@ def resolve(ctx: Context, assault: Any = None, target: Any = None, join: Any = N
     deflection = [d for st in stacks if (d := _deflected(ctx, st))]
     if empty:
         return mayhem(ctx, stacks, empty, approach_distance(ctx, units))
-    fronts = {i: [_contact(ctx, st, g) for g in groups] for i, st in enumerate(stacks)}
+    fronts = {i: [_contact(ctx, st, g, any(_touches(st, o) for o in groups if o is not g))
+                  for g in groups] for i, st in enumerate(stacks)}
     _count_rules(ctx, stacks, groups, fronts)
     joiners = _joiners(ctx, stacks[0], id_list(join, "join"))
     orders = {str(list(st.hexes[0])): stack_order(ctx, st, joiners if i == 0 else [])
@@ -297,7 +304,7 @@ def resolve(ctx: Context, assault: Any = None, target: Any = None, join: Any = N
                  "before the assault stands automatically but rolls for defensive column "
                  "shifts; it makes no defensive fire; a successful assault has no Impetus")
     melee = melee_values(ctx, stacks, groups, fronts) if not ctx.refused else []
-    dist = approach_distance(ctx, units)
+    dist = approach_distance(ctx, [u for st in stacks for u in st.units])
     ctx.say(f"{', '.join(u.id for u in units)} assault "
             f"{'; '.join(', '.join(u.id for u in g.units) for g in groups)}: "
             + ("legal." if not ctx.refused else "refused: " + "; ".join(

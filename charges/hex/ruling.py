@@ -126,6 +126,10 @@ class Context:
 
     # -- the ruling ----------------------------------------------------------------------------
     def ruling(self, **extra: Any) -> dict:
+        told = " ".join(self.explanation)
+        for r in self.reasons:
+            if r["refuses"] and r["message"] not in told:
+                self.say(f"Not legal: {r['message']} ({r['rule']}).")
         out = {"ruling": self.kind, "ruleset": self.position.ruleset,
                "legal": not self.refused, "complete": not self.missing,
                "reasons": self.reasons, "decisions": sorted(self.decisions, key=_dnum),
