@@ -136,6 +136,23 @@ class HexLine:
         return set(self.hexes) | set(self.other)
 
 
+def first_steps(a: Hex, b: Hex) -> tuple[Hex, ...]:
+    """The hex (two on a spine) that the hex line from ``a`` to ``b`` enters first; ``(b,)``
+    when they are adjacent or equal. Cheaper than the whole :func:`hex_line`."""
+    n = distance(a, b)
+    if n <= 1:
+        return (b,)
+    out: list[Hex] = []
+    bq, br = b[0], b[1]
+    for sign in (1.0, -1.0):
+        aq, ar = a[0] + sign * _NUDGE[0], a[1] + sign * _NUDGE[1]
+        as_ = -a[0] - a[1] + sign * _NUDGE[2]
+        h = _cube_round(aq + (bq - aq) / n, ar + (br - ar) / n, as_ + (-bq - br - as_) / n)
+        if h not in out:
+            out.append(h)
+    return tuple(out)
+
+
 def hex_line(a: Hex, b: Hex) -> HexLine:
     """The straight hex line between the centres of ``a`` and ``b`` (HEX.md 3.1).
 

@@ -42,6 +42,9 @@ class HexUnit:
     capabilities: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
     where: str = ""
+    #: The aspects of its neighbours, computed once (a unit's hexes and facing do not change
+    #: within a ruling).
+    _aspects: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def current_strength(self) -> int | None:
@@ -56,7 +59,9 @@ class HexUnit:
 
     def aspects(self) -> dict[Hex, str]:
         """Front/flank/rear of every hex adjacent to this unit (HEX.md 3.2-3.3)."""
-        return hf.aspects(self.hexes, self.facing, self.model)
+        if self._aspects is None:
+            self._aspects = hf.aspects(self.hexes, self.facing, self.model)
+        return self._aspects
 
     def adjacent_to(self, h: Hex) -> bool:
         return any(distance(x, h) == 1 for x in self.hexes)

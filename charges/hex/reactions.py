@@ -152,8 +152,7 @@ def _hex_class(u: HexUnit, h: hg.Hex) -> set[str]:
     for o in u.hexes:
         if o == h:
             return {hf.FRONT}
-        first = hg.hex_line(o, h).candidates[1]
-        out |= {asp[c] for c in first if c in asp}
+        out |= {asp[c] for c in hg.first_steps(o, h) if c in asp}
     return out
 
 
@@ -169,9 +168,9 @@ def _move_zone(ctx: Context, ev: dict, u: HexUnit, kind: str) -> None:
         raise Blocked("REACT_NOT_IN_ZONE", rule, f"a {ev['mover'].type} does not trigger it")
     h = ev["hex"]
     d = min(hg.distance(x, h) for x in u.hexes)
-    classes = _hex_class(u, h)
-    if not any(z.get("class") in classes and d <= z.get("max_range", 0)
-               for z in spec.get("zone", [])):
+    zones = [z for z in spec.get("zone", []) if d <= z.get("max_range", 0)]
+    classes = _hex_class(u, h) if zones else set()
+    if not any(z.get("class") in classes for z in zones):
         raise Blocked("REACT_NOT_IN_ZONE", rule, f"{list(h)} ({'/'.join(sorted(classes))}, "
                       f"{d} hexes) is outside {u.id}'s zone for {kind}")
 

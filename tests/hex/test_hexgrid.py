@@ -147,3 +147,9 @@ def test_pixel_distance_agrees_with_hex_distance_for_neighbours(a, b):
         assert abs(((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 - 1.0) < 1e-9
     elif a != b:
         assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 > 1.0 + 1e-9
+
+
+@given(hexes, hexes)
+def test_first_steps_agree_with_the_hex_line(a, b):
+    if hg.distance(a, b) > 1:
+        assert set(hg.first_steps(a, b)) == set(hg.hex_line(a, b).candidates[1])
