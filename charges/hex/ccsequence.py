@@ -14,7 +14,7 @@ from typing import Any
 from geometry import hexgrid as hg
 
 from .errors import HexRequestError
-from .ruling import Context, unit_of
+from .ruling import Context, id_list, unit_of
 
 
 def _combats(ctx: Context, value: Any, field: str) -> list[dict]:
@@ -27,7 +27,8 @@ def _combats(ctx: Context, value: Any, field: str) -> list[dict]:
         if not isinstance(c, dict):
             raise HexRequestError(f"{field}[{i}]", "must be {attackers, defender}")
         d = unit_of(ctx, c.get("defender"), f"{field}[{i}].defender")
-        atk = [unit_of(ctx, a, f"{field}[{i}].attackers") for a in c.get("attackers") or []]
+        atk = [unit_of(ctx, a, f"{field}[{i}].attackers")
+               for a in id_list(c.get("attackers"), f"{field}[{i}].attackers")]
         out.append({"defender": d, "attackers": atk})
     return out
 

@@ -45,10 +45,13 @@ class Reader:
     def integer(self, data: dict, field: str, default: int | None = None,
                 low: int | None = None, high: int | None = None, code: str = "FIELD_INVALID"
                 ) -> Any:
-        value = data.get(field, default)
+        value = data.get(field)
+        if value is None:
+            value = default
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        if (isinstance(value, bool) or not isinstance(value, int | float) or value != value
+                or value in (float("inf"), float("-inf")) or value != int(value)):
             raise self.fail("FIELD_INVALID", field, f"must be a whole number, not {value!r}")
         value = int(value)
         if (low is not None and value < low) or (high is not None and value > high):
@@ -88,6 +91,15 @@ class Reader:
         if not isinstance(value, list) or not value:
             raise self.fail("FIELD_INVALID", field, "must be a non-empty list of hexes [q, r]")
         return [self.hex(v, f"{field}[{i}]") for i, v in enumerate(value)]
+
+    def items(self, data: dict, field: str) -> list:
+        """A list field (``units``, ``hexsides`` ...): absent or null is empty."""
+        value = data.get(field)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail("FIELD_INVALID", field, "must be a list")
+        return value
 
     def str_list(self, data: dict, field: str) -> list[str]:
         value = data.get(field) or []

@@ -180,13 +180,13 @@ def _read_map(data: dict) -> HexMap:
     hm = HexMap(layout=rd.string(m, "layout", "flat", ("flat", "pointy")),
                 hex_flats_mm=rd.number(m, "hex_flats_mm", 19.05), labels=labels,
                 default_terrain=rd.string(m, "default_terrain", "clear"))
-    for i, item in enumerate(m.get("hexes") or []):
+    for i, item in enumerate(rd.items(m, "hexes")):
         hr = Reader(f"map.hexes[{i}]", labels)
         item = hr.obj(item, "hexes")
         h = hr.hex(item["label"] if "q" not in item and "label" in item else item, "q, r")
         hm.terrain[h] = hr.string(item, "terrain", hm.default_terrain)
         hm.info[h] = item
-    for i, item in enumerate(m.get("hexsides") or []):
+    for i, item in enumerate(rd.items(m, "hexsides")):
         sr = Reader(f"map.hexsides[{i}]", labels)
         item = sr.obj(item, "hexsides")
         h = sr.hex(item, "q, r")
@@ -348,8 +348,12 @@ def load_position(data: Any, ruleset: Any, fix_wagons: bool = False) -> Position
         raise rd.fail("SCHEMA_UNKNOWN", "schema", f"{schema!r}; this build reads {SCHEMA}")
     hm = _read_map(data)
     turn = rd.obj(data.get("turn") or {}, "turn")
-    Reader("turn").string(turn, "phase", None, PHASES)
-    units = [_read_unit(i, u, ruleset, hm) for i, u in enumerate(data.get("units") or [])]
+    tr = Reader("turn")
+    tr.string(turn, "phase", None, PHASES)
+    for key in ("active_side", "initiative_side", "clock"):
+        tr.string(turn, key)
+    tr.integer(turn, "number", None, 0)
+    units = [_read_unit(i, u, ruleset, hm) for i, u in enumerate(rd.items(data, "units"))]
     pos = Position(ruleset=data.get("ruleset", ruleset.name), map=hm, turn=turn, units=units,
                    leaders=[], markers=[], maneuver_units=[], reinforcements=None,
                    rules_data=data.get("rules_data"), raw=data)
@@ -373,7 +377,7 @@ def load_position(data: Any, ruleset: Any, fix_wagons: bool = False) -> Position
 
 
 def _read_leaders(data: dict, pos: Position) -> None:
-    for i, item in enumerate(data.get("leaders") or []):
+    for i, item in enumerate(Reader("position").items(data, "leaders")):
         rd = Reader(f"leaders[{i}]", pos.map.labels)
         item = rd.obj(item, "leaders")
         lid = rd.string(item, "id")
@@ -394,7 +398,7 @@ def _read_leaders(data: dict, pos: Position) -> None:
 
 
 def _read_markers(data: dict, pos: Position) -> None:
-    for i, item in enumerate(data.get("markers") or []):
+    for i, item in enumerate(Reader("position").items(data, "markers")):
         rd = Reader(f"markers[{i}]", pos.map.labels)
         item = rd.obj(item, "markers")
         kind = rd.string(item, "kind")
@@ -411,7 +415,7 @@ def _read_markers(data: dict, pos: Position) -> None:
 
 def _read_cup(data: dict, pos: Position) -> None:
     known = set(pos.by_id) | set(pos.leaders_by_id)
-    for i, item in enumerate(data.get("maneuver_units") or []):
+    for i, item in enumerate(Reader("position").items(data, "maneuver_units")):
         rd = Reader(f"maneuver_units[{i}]")
         item = rd.obj(item, "maneuver_units")
         mid = rd.string(item, "id")
@@ -420,7 +424,8 @@ def _read_cup(data: dict, pos: Position) -> None:
         rd = Reader(f"maneuver_units[{i}] '{mid}'")
         if not rd.string(item, "side"):
             raise rd.fail("FIELD_MISSING", "side", "is required")
-        for uid in rd.str_list(item, "units"):
+        item = {**item, "units": rd.str_list(item, "units")}
+        for uid in item["units"]:
             if uid not in known:
                 raise rd.fail("UNKNOWN_UNIT", "units", f"'{uid}' is not a unit or leader")
         if any(m["id"] == mid for m in pos.maneuver_units):
