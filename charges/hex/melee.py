@@ -97,12 +97,14 @@ def melee_values(ctx: Context, stacks: list[Any], groups: list[Any],
             for si, st in enumerate(stacks):
                 shares += _shares(ctx, st, g, gi, fronts[si], view)
         except MissingRulesData:
-            out.append({"target": [u.id for u in g.units], "hexes": [list(h) for h in g.hexes],
+            out.append({"id": g.units[0].id, "hex": list(g.hexes[0]),
+                        "target": [u.id for u in g.units], "hexes": [list(h) for h in g.hexes],
                         "value": None, "shares": shares})
             continue
         total = sum((Fraction(s["value"]).limit_denominator(1000) for s in shares),
                     Fraction(0))
-        out.append({"target": [u.id for u in g.units], "hexes": [list(h) for h in g.hexes],
+        out.append({"id": g.units[0].id, "hex": list(g.hexes[0]),
+                    "target": [u.id for u in g.units], "hexes": [list(h) for h in g.hexes],
                     "value": num(total), "shares": shares})
         parts = " + ".join(f"{s['share']} x{s['multiplier']} ({s['aspect']})" for s in shares)
         ctx.say(f"Melee value against {', '.join(u.id for u in g.units)}: {parts} = "

@@ -295,9 +295,8 @@ def _check_facing(unit: HexUnit, item: dict, rd: Reader, ruleset: Any) -> None:
                           f"{f!r}: a line along {hf.DIRS[k]} faces {good} (perpendicular to "
                           f"its axis)", units=[unit.id])
         return
-    if f is None and unit.model not in ("all_front", hf.UNFACED):
-        raise rd.fail("FIELD_MISSING", "facing", f"is required ({unit.model} faces)",
-                      units=[unit.id])
+    if f is None:
+        return  # read as all front: no flank or rear, and any neighbour in front (HEX.md 3.2)
     if not hf.facing_fits(unit.model, f):
         kind = "a vertex (odd code)" if unit.model in hf.VERTEX_MODELS else "a hexside (even)"
         raise rd.fail("FACING_OUT_OF_RANGE", "facing",
@@ -354,9 +353,16 @@ def load_position(data: Any, ruleset: Any, fix_wagons: bool = False) -> Position
         tr.string(turn, key)
     tr.integer(turn, "number", None, 0)
     units = [_read_unit(i, u, ruleset, hm) for i, u in enumerate(rd.items(data, "units"))]
+    unfaced = [u.id for u in units if u.facing is None and u.model not in ("all_front",
+                                                                          hf.UNFACED)]
     pos = Position(ruleset=data.get("ruleset", ruleset.name), map=hm, turn=turn, units=units,
                    leaders=[], markers=[], maneuver_units=[], reinforcements=None,
                    rules_data=data.get("rules_data"), raw=data)
+    if unfaced:
+        pos.notes.append({"code": "FACING_NOT_GIVEN", "rule": "3.2", "units": unfaced,
+                          "hexes": [], "refuses": False,
+                          "message": f"{', '.join(unfaced)} has no facing: read as all front "
+                                     f"(no flank or rear hexes)"})
     for u in units:
         if u.id in pos.by_id:
             raise Reader(u.where).fail("UNIT_ID_DUPLICATE", "id", "another unit has this id",

@@ -15,7 +15,7 @@ from typing import Any
 
 from geometry import hexgrid as hg
 
-from .errors import PositionError
+from .errors import HexRequestError, PositionError
 from .fields import parse_hex_text
 from .position import HexUnit
 from .rallyroute import Routes
@@ -133,6 +133,10 @@ def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = N
         return ctx.ruling(allowance=allowance, spent=None, end_hex=None, best_route=[],
                           formation_after=u.formation, in_command_after=None)
     move = r.move_along(best)
+    if isinstance(path, str):
+        path = [path]
+    if path is not None and not isinstance(path, list):
+        raise HexRequestError("path", "a list of hexes Q,R entered in order", "BAD_PATH")
     given = [parse_hex_text(h, f"path[{i}]") for i, h in enumerate(path)] if path else None
     walked = _walk(ctx, r, given if given is not None else move, given is not None)
     if given is not None:
