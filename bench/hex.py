@@ -21,18 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import charges  # noqa: E402
+from bench.charges import cpu_name  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "server" / "samples" / "hex"
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def rules_data() -> dict:

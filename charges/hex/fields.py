@@ -42,6 +42,13 @@ class Reader:
                             f"{value!r} is not one of {', '.join(choices)}")
         return value
 
+    def name(self, data: dict, field: str) -> str:
+        """A required non-empty string (an id, a side, a kind)."""
+        value = self.string(data, field)
+        if value is None:
+            raise self.fail("FIELD_MISSING", field, "is required")
+        return value
+
     def integer(self, data: dict, field: str, default: int | None = None,
                 low: int | None = None, high: int | None = None, code: str = "FIELD_INVALID"
                 ) -> Any:
@@ -106,6 +113,13 @@ class Reader:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.fail("FIELD_INVALID", field, "must be a list of strings")
         return list(value)
+
+
+def entries(data: dict, field: str, labels: LabelOrigin | None = None):
+    """``(reader, item)`` for each object of the list ``field`` of the position."""
+    for i, item in enumerate(Reader("position").items(data, field)):
+        rd = Reader(f"{field}[{i}]", labels)
+        yield rd, rd.obj(item, field)
 
 
 def parse_hex_text(text: Any, field: str) -> Hex:

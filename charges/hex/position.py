@@ -15,7 +15,7 @@ from geometry import hexfacing as hf
 from geometry.hexgrid import Hex, LabelOrigin, distance, hexside_id
 
 from .errors import PositionError
-from .fields import Reader
+from .fields import Reader, entries
 
 SCHEMA = "umpire.hex-position/1"
 PHASES = ("close_combat", "movement", "maneuver", "assault")
@@ -180,15 +180,13 @@ def _read_map(data: dict) -> HexMap:
     hm = HexMap(layout=rd.string(m, "layout", "flat", ("flat", "pointy")),
                 hex_flats_mm=rd.number(m, "hex_flats_mm", 19.05), labels=labels,
                 default_terrain=rd.string(m, "default_terrain", "clear"))
-    for i, item in enumerate(rd.items(m, "hexes")):
-        hr = Reader(f"map.hexes[{i}]", labels)
-        item = hr.obj(item, "hexes")
+    for hr, item in entries(m, "hexes", labels):
+        hr.where = f"map.{hr.where}"
         h = hr.hex(item["label"] if "q" not in item and "label" in item else item, "q, r")
         hm.terrain[h] = hr.string(item, "terrain", hm.default_terrain)
         hm.info[h] = item
-    for i, item in enumerate(rd.items(m, "hexsides")):
-        sr = Reader(f"map.hexsides[{i}]", labels)
-        item = sr.obj(item, "hexsides")
+    for sr, item in entries(m, "hexsides", labels):
+        sr.where = f"map.{sr.where}"
         h = sr.hex(item, "q, r")
         k = sr.integer(item, "side", None, 0, 5)
         if k is None:
@@ -383,33 +381,23 @@ def load_position(data: Any, ruleset: Any, fix_wagons: bool = False) -> Position
 
 
 def _read_leaders(data: dict, pos: Position) -> None:
-    for i, item in enumerate(Reader("position").items(data, "leaders")):
-        rd = Reader(f"leaders[{i}]", pos.map.labels)
-        item = rd.obj(item, "leaders")
-        lid = rd.string(item, "id")
-        if lid is None:
-            raise rd.fail("FIELD_MISSING", "id", "is required")
-        rd = Reader(f"leaders[{i}] '{lid}'", pos.map.labels)
+    for rd, item in entries(data, "leaders", pos.map.labels):
+        lid = rd.name(item, "id")
+        rd = Reader(f"{rd.where} '{lid}'", pos.map.labels)
         if lid in pos.by_id or lid in pos.leaders_by_id:
             raise rd.fail("UNIT_ID_DUPLICATE", "id", "another unit or leader has this id")
-        leader = Leader(id=lid, side=rd.string(item, "side") or "",
+        leader = Leader(id=lid, side=rd.name(item, "side"),
                         hexes=tuple(rd.hex_list(item, "hexes")), rank=rd.string(item, "rank"),
                         command_range=rd.integer(item, "command_range", None, 0),
                         moved=rd.boolean(item, "moved", False),
                         escort_of=rd.string(item, "escort_of"), raw=item)
-        if not leader.side:
-            raise rd.fail("FIELD_MISSING", "side", "is required")
         pos.leaders.append(leader)
         pos.leaders_by_id[lid] = leader
 
 
 def _read_markers(data: dict, pos: Position) -> None:
-    for i, item in enumerate(Reader("position").items(data, "markers")):
-        rd = Reader(f"markers[{i}]", pos.map.labels)
-        item = rd.obj(item, "markers")
-        kind = rd.string(item, "kind")
-        if kind is None:
-            raise rd.fail("FIELD_MISSING", "kind", "is required")
+    for rd, item in entries(data, "markers", pos.map.labels):
+        kind = rd.name(item, "kind")
         uid = rd.string(item, "unit")
         if uid is not None and uid not in pos.by_id:
             raise rd.fail("UNKNOWN_UNIT", "unit", f"'{uid}' is not a unit of the position")
@@ -421,15 +409,10 @@ def _read_markers(data: dict, pos: Position) -> None:
 
 def _read_cup(data: dict, pos: Position) -> None:
     known = set(pos.by_id) | set(pos.leaders_by_id)
-    for i, item in enumerate(Reader("position").items(data, "maneuver_units")):
-        rd = Reader(f"maneuver_units[{i}]")
-        item = rd.obj(item, "maneuver_units")
-        mid = rd.string(item, "id")
-        if mid is None:
-            raise rd.fail("FIELD_MISSING", "id", "is required")
-        rd = Reader(f"maneuver_units[{i}] '{mid}'")
-        if not rd.string(item, "side"):
-            raise rd.fail("FIELD_MISSING", "side", "is required")
+    for rd, item in entries(data, "maneuver_units"):
+        mid = rd.name(item, "id")
+        rd = Reader(f"{rd.where} '{mid}'")
+        rd.name(item, "side")
         item = {**item, "units": rd.str_list(item, "units")}
         for uid in item["units"]:
             if uid not in known:

@@ -19,6 +19,22 @@ GO_EXEMPT = ("skirmish", "road_column", "disordered", "pgd")
 SEARCH_MARGIN = 6
 
 
+def _dijkstra(sources: list[hg.Hex], expand) -> dict[hg.Hex, float]:
+    """Least cost from ``sources`` to every hex; ``expand(h)`` yields ``(next, cost)`` with
+    cost None for a step that may not be taken."""
+    dist: dict[hg.Hex, float] = {h: 0 for h in sources}
+    heap = [(0, h) for h in sources]
+    while heap:
+        d, h = heapq.heappop(heap)
+        if d > dist[h]:
+            continue
+        for n, c in expand(h):
+            if c is not None and d + c < dist.get(n, INF):
+                dist[n] = d + c
+                heapq.heappush(heap, (d + c, n))
+    return dist
+
+
 class Routes:
     """The least-cost routes from the unit's hex to its leader's command range."""
 
@@ -86,20 +102,13 @@ class Routes:
 
     # -- searches ----------------------------------------------------------------------------
     def _forward(self) -> dict[hg.Hex, float]:
-        dist: dict[hg.Hex, float] = {self.start: 0}
-        heap = [(0, self.start)]
-        while heap:
-            d, h = heapq.heappop(heap)
-            if d > dist[h] or (h != self.start and self.in_range(h)):
-                continue  # a route ends where it enters the command range
+        def expand(h: hg.Hex):
+            if h != self.start and self.in_range(h):
+                return  # a route ends where it enters the command range
             for n in hg.neighbours(h):
-                if not self._passable(n):
-                    continue
-                c = self.step(h, n)
-                if c is not None and d + c < dist.get(n, INF):
-                    dist[n] = d + c
-                    heapq.heappush(heap, (d + c, n))
-        return dist
+                if self._passable(n):
+                    yield n, self.step(h, n)
+        return _dijkstra([self.start], expand)
 
     def _goals(self) -> set[hg.Hex]:
         reach = [h for h in self.dist_s if h != self.start and not self.enemy_adjacent(h)]
@@ -113,21 +122,13 @@ class Routes:
         return {h for h in reach if hg.distance(h, self.leader) == near}
 
     def _backward(self) -> dict[hg.Hex, float]:
-        dist: dict[hg.Hex, float] = {g: 0 for g in self.goals}
-        heap = [(0, g) for g in self.goals]
-        while heap:
-            d, n = heapq.heappop(heap)
-            if d > dist[n]:
-                continue
+        """Cost from each hex to the goals, over hexes a route may pass through."""
+        def expand(n: hg.Hex):
             for p in hg.neighbours(n):
-                if p not in self.dist_s or (p in self.goals) or (
-                        p != self.start and self.in_range(p)):
-                    continue
-                c = self.step(p, n)
-                if c is not None and d + c < dist.get(p, INF):
-                    dist[p] = d + c
-                    heapq.heappush(heap, (d + c, p))
-        return dist
+                if p in self.dist_s and p not in self.goals and (
+                        p == self.start or not self.in_range(p)):
+                    yield p, self.step(p, n)
+        return _dijkstra(list(self.goals), expand)
 
     def _on_best(self, h: hg.Hex) -> bool:
         return self.dist_s.get(h, INF) + self.dist_g.get(h, INF) == self.best
