@@ -75,3 +75,21 @@ def hex_rule(kind: str, position: dict, **options: Any) -> dict:
     ctx = ruleset.make_context(RULING_NAMES.get(kind, kind), pos, chosen, data, source)
     ctx.reasons.extend(pos.notes)
     return handler(ctx, **own)
+
+
+def describe() -> list[dict]:
+    """What this build rules on hex positions, as JSON: for each hex ruleset its names, its
+    ruling kinds with their parameters, and its options (each decision D-n with its default
+    and the readings it allows). For ``GET /api/rulesets`` and a web page's option menus."""
+    from ..rulesets import implemented
+
+    out = []
+    for rs in implemented("hex"):
+        out.append({
+            "name": rs.name, "aliases": list(rs.aliases), "title": rs.title,
+            "kinds": {RULING_NAMES.get(k, k): {"call": k, "params": list(params)}
+                      for k, (_, params) in rs.kinds().items()},
+            "options": {name: {"default": o.default, "choices": list(o.choices),
+                               "decision": o.decision, "rule": o.rule, "doc": o.doc}
+                        for name, o in rs.options().items()}})
+    return out

@@ -119,3 +119,14 @@ def test_labels_in_the_position():
                       "strength_printed": 2, "morale": 5}]}
     r = charges.hex_rule("combat", pos, defender="a")
     assert r["attackers"] == ["b"]  # 1009 is (0,-1), the hex north of 1010 = (0,0)
+
+
+def test_describe_lists_every_decision_once_as_an_option():
+    from charges.hex import describe
+    rulesets = {r["name"]: r for r in describe()}
+    assert set(rulesets) == {"mpbs", "lb"}
+    assert "close_combat" in rulesets["mpbs"]["kinds"] and "cup" in rulesets["lb"]["kinds"]
+    decisions = sorted((o["decision"] for r in rulesets.values() for o in r["options"].values()
+                        if o["decision"]), key=lambda d: int(d[2:]))
+    assert decisions == [f"D-{n}" for n in range(1, 21)]
+    json.dumps(describe())
