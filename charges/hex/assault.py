@@ -304,6 +304,12 @@ def resolve(ctx: Context, assault: Any = None, target: Any = None, join: Any = N
                  "before the assault stands automatically but rolls for defensive column "
                  "shifts; it makes no defensive fire; a successful assault has no Impetus")
     melee = melee_values(ctx, stacks, groups, fronts) if not ctx.refused else []
+    if len(melee) > 1:
+        ctx.note("ASSAULT_RESULTS_AFTER_ALL_MELEES", "Asaltando en Línea Multihexágono",
+                 "each melee is resolved separately with its own modifiers; the assaulter "
+                 "suffers every result, applied after all its melees; it may advance or make "
+                 "Impetus only if every target was forced to retreat, and follows only one",
+                 units=[u.id for st in stacks for u in st.units])
     dist = approach_distance(ctx, [u for st in stacks for u in st.units])
     ctx.say(f"{', '.join(u.id for u in units)} assault "
             f"{'; '.join(', '.join(u.id for u in g.units) for g in groups)}: "

@@ -32,7 +32,9 @@ class Reader:
 
     def string(self, data: dict, field: str, default: str | None = None,
                choices: tuple[str, ...] | list[str] | None = None) -> Any:
-        value = data.get(field, default)
+        value = data.get(field)
+        if value is None:
+            value = default
         if value is None:
             return None
         if not isinstance(value, str) or not value:
@@ -66,7 +68,9 @@ class Reader:
         return value
 
     def number(self, data: dict, field: str, default: float | None = None) -> Any:
-        value = data.get(field, default)
+        value = data.get(field)
+        if value is None:
+            value = default
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
@@ -74,7 +78,9 @@ class Reader:
         return value
 
     def boolean(self, data: dict, field: str, default: bool | None = False) -> Any:
-        value = data.get(field, default)
+        value = data.get(field)
+        if value is None:
+            value = default
         if value is not None and not isinstance(value, bool):
             raise self.fail("FIELD_INVALID", field, f"must be true or false, not {value!r}")
         return value

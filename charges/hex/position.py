@@ -236,7 +236,9 @@ def _read_unit(i: int, item: Any, ruleset: Any, hm: HexMap) -> HexUnit:
     if utype is None:
         raise rd.fail("FIELD_MISSING", "type", f"is required ({', '.join(ruleset.unit_types)})")
     hexes = tuple(rd.hex_list(item, "hexes"))
-    formation = rd.string(item, "formation", ruleset.default_formation(utype),
+    f = item.get("facing")
+    formation = rd.string(item, "formation", ruleset.default_formation(
+        utype, f if isinstance(f, int) and not isinstance(f, bool) else None),
                           ruleset.formations)
     state = rd.obj(item.get("state") or {}, "state")
     unit = HexUnit(id=uid, side=rd.string(item, "side") or "", type=utype, hexes=hexes,

@@ -146,6 +146,9 @@ def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = N
     leaves_go = u.formation == "general_order" and not r.is_go(end)
     fa = _formation_change(ctx, u, formation_change, leaves_go) or fa
     in_cmd = hg.distance(end, ld.hexes[0]) <= rng
+    if walked["spent"]:
+        ctx.note("RALLY_OPPORTUNITY_CHARGES", RULE, "units moving on the Rally chit may "
+                 "receive opportunity charges", units=[u.id])
     ctx.say(f"The route it must take: {' '.join(str(list(h)) for h in best) or 'none'}; "
             f"the rally move: {' '.join(str(list(h)) for h in move) or 'none'}.")
     ctx.say(f"It ends at {list(end)}, {hg.distance(end, ld.hexes[0])} hexes from {ld.id} "

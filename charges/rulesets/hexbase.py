@@ -50,7 +50,8 @@ class HexRuleset:
     def options(self) -> dict[str, Option]:
         return {**COMMON_OPTIONS, **self.own_options}
 
-    def default_formation(self, unit_type: str) -> str:
+    def default_formation(self, unit_type: str, facing: int | None = None) -> str:
+        """The formation of a unit whose position gives none."""
         return self.formations[0] if self.formations else "normal"
 
     def facing_model(self, unit: HexUnit) -> str:

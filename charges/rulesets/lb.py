@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..hex import assault, cup, firecheck, rally
+from ..hex import assault, cup, firecheck, mayhem, rally
 from ..hex.position import HexUnit, Position
 from ..hex.ruling import Option
 from . import register
@@ -55,8 +55,12 @@ class LaBataille(HexRuleset):
         "go_entry": Option("stop", ("stop", "continue"), "D-20", "Orden General"),
     }
 
-    def default_formation(self, unit_type: str) -> str:
-        return "unlimbered" if unit_type == "artillery" else "column"
+    def default_formation(self, unit_type: str, facing: int | None = None) -> str:
+        """Without a formation, the facing tells: a vertex is a line, a hexside a column
+        (HEX.md 14); guns are unlimbered."""
+        if unit_type == "artillery":
+            return "unlimbered"
+        return "line" if facing is not None and facing % 2 else "column"
 
     def is_combat(self, unit: HexUnit) -> bool:
         return True
@@ -80,7 +84,8 @@ class LaBataille(HexRuleset):
         return {"assault": (assault.resolve, ("assault", "target", "join")),
                 "rally": (rally.resolve, ("unit", "path", "formation_change", "declares")),
                 "cup": (cup.resolve, ("seed", "order")),
-                "fire_check": (firecheck.resolve, ("firer", "target", "segment"))}
+                "fire_check": (firecheck.resolve, ("firer", "target", "segment")),
+                "mayhem": (mayhem.after_fire, ("assault", "target", "outcome", "vacated"))}
 
 
 register(LaBataille())
