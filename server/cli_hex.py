@@ -214,3 +214,22 @@ def fire_check(
     """La Bataille: may this unit fire at that one now (assault restrictions)?"""
     rule("fire_check", position, rules_data, option, as_json, firer=firer, target=target,
          segment=segment)
+
+
+@hex_app.command("rule")
+def rule_any(
+    kind: Annotated[str, typer.Argument(help="A ruling kind: combat, reactions, momentum, "
+                                        "cc_sequence, incorporation, wagons (mpbs); assault, "
+                                        "mayhem, rally, cup, fire_check (lb).")],
+    position: PositionArg,
+    request: Annotated[Path | None, typer.Option("--request", help="JSON object of the "
+                                                 "kind's parameters, e.g. {\"designations\": "
+                                                 "[...]}.")] = None,
+    rules_data: RulesData = None, option: Options = None, as_json: AsJson = False,
+    fix_wagons: FixWagons = False,
+) -> None:
+    """Any hex ruling, its parameters from a JSON file (the Python and HTTP form)."""
+    params = read_json(request, "request") if request is not None else {}
+    if not isinstance(params, dict):
+        raise InputError(f"request {request}: must be a JSON object of parameters")
+    rule(kind, position, rules_data, option, as_json, fix_wagons, **params)

@@ -68,3 +68,13 @@ def test_lb_commands_accept_negative_hexes_with_equals():
             "--json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["approach_distance"] == 1
+
+
+def test_any_kind_from_a_request_file(tmp_path):
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"designations": [{"attackers": ["roy-byron"],
+                                                 "defender": "par-ramsey"}]}))
+    p = run("rule", "cc_sequence", EDGEHILL, "--request", str(req), "--json")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["ruling"] == "cc_sequence" and r["legal"] and r["order"] == ["par-ramsey"]
