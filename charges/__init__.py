@@ -6,6 +6,7 @@
 from .charge_map import MapEntry, charge_map
 from .dice import BEST_TWO_OF_THREE, TWO_D6, DiceRule, format_chance
 from .errors import RequestError
+from .hex import hex_rule
 from .odds import OddsReport, odds
 from .rulesets import RULESETS, Ruleset, get_ruleset
 from .ruling import rule
@@ -13,4 +14,4 @@ from .situation import situation
 
 __all__ = ["rule", "odds", "charge_map", "MapEntry", "OddsReport", "RequestError", "DiceRule",
            "TWO_D6", "BEST_TWO_OF_THREE", "format_chance", "RULESETS", "Ruleset", "get_ruleset",
-           "situation"]
+           "situation", "hex_rule"]

@@ -119,7 +119,7 @@ def demo(
 
 
 # Commands that live in their own modules register themselves on ``app`` when imported.
-from server import cli_charges, cli_serve, cli_sheet, cli_vision  # noqa: E402,F401
+from server import cli_charges, cli_hex, cli_serve, cli_sheet, cli_vision  # noqa: E402,F401
 
 
 def main() -> None:
