@@ -10,7 +10,8 @@ Orders are tried exhaustively (a handful of chargers). For each order the charge
 one after another: each later charger's moves are ranked by the models *it adds* (the target
 models already touched are not counted again), and the first chargers offer alternatives (up
 to ``ALTERNATIVES``, each putting a different set of models in contact, best first; the first
-charger's also pushed to either side of the facing as far as their contact allows) so that a
+charger's also its shortest move whatever it contacts, and each pushed to either side of the
+facing as far as its contact allows) so that a
 charger may leave room for the next one or leave it the target models it can reach. The chosen
 moves are then refined to their shortest paths with every other charger in its final place.
 Chargers never overlap; one left without a legal move has made an impossible charge and makes
@@ -29,7 +30,15 @@ import geometry as g
 
 from .request import ChargeDecl, Request
 from .ruling import Resolution, _apply_dice, _fail, _scene_with, assess
-from .search import ChargeMove, SearchMemo, SearchPlan, moves_aside, polish_move, search_moves
+from .search import (
+    ChargeMove,
+    SearchMemo,
+    SearchPlan,
+    moves_aside,
+    polish_move,
+    search_moves,
+    shortest_move,
+)
 from .world import World
 
 #: Alternatives offered per charger, by its place in the order: wide at the top, where a
@@ -112,6 +121,11 @@ class _Search:
         if memo.plan is not None:
             self.plans[key] = memo.plan
         plan = memo.plan
+        if depth == 0 and not last and plan is not None:
+            straight = shortest_move(charger, target, world, plan)
+            if straight is not None and all(straight.contact_id != m.contact_id
+                                            for m in moves):
+                moves.append(straight)
         if self.aside and depth == 0 and not last and plan is not None:
             return moves, partial(moves_aside, charger, target, world=world, plan=plan)
         return moves, lambda _: []

@@ -1122,35 +1122,53 @@ def polish_move(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World)
     return _finish(charger, target, frame, best, False, move.rejected, True, move.contact_id)
 
 
+def _first_legal(charger: g.Unit, target: g.Unit, world: World, plan: SearchPlan,
+                 rows: np.ndarray, rejected: list[Rejected], stop_at: float | None = None
+                 ) -> ChargeMove | None:
+    """The first of ``rows`` (in the order given) whose path is legal, by a vectorised first
+    pass then the exact test, chunk by chunk; None if none is (or if the row ending at
+    offset ``stop_at`` comes first)."""
+    form, start, tbody, big = charger.formation, charger.pose, target.body, plan.big
+    for lo, hi in _chunks(len(rows)):
+        part = rows[lo:hi]
+        alive = path_prefilter(big.subset(part), form, start, tbody, world)
+        for i in part[alive]:
+            c = big.row(int(i))
+            if stop_at is not None and abs(c.s - stop_at) < 1e-6:
+                return None
+            if check_candidate(form, start, c, tbody, world).ok:
+                return _finish(charger, target, plan.frame, c, False, rejected, True,
+                               int(plan.contact_id[plan.at[i]]))
+    return None
+
+
 def moves_aside(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World,
                 plan: SearchPlan) -> list[ChargeMove]:
     """The legal moves putting the same models in contact as ``move`` at the two extreme end
     offsets that allow it (as far to each side of the facing as that contact allows): they
     leave the most room for another charger on the other side (multiple charges, RULES.md 8).
-    Each side's rows are tried from the extreme inwards, a vectorised first pass before the
-    exact test, until one is legal."""
-    form, start, tbody = charger.formation, charger.pose, target.body
+    Each side's rows are tried from the extreme inwards."""
     big = plan.big
     rows = np.flatnonzero(plan.contact_id[plan.at] == move.contact_id)
-    rows = rows if move.target_final is None else rows[:0]
+    if move.target_final is not None:
+        return []
     out: list[ChargeMove] = []
     for sign in (1.0, -1.0):
         order = rows[np.lexsort((big.length[rows], sign * big.s[rows]))]
-        for lo, hi in _chunks(len(order)):
-            part = order[lo:hi]
-            alive = path_prefilter(big.subset(part), form, start, tbody, world)
-            for i in part[alive]:
-                c = big.row(int(i))
-                if abs(c.s - move.s) < 1e-6:
-                    break
-                if check_candidate(form, start, c, tbody, world).ok:
-                    out.append(_finish(charger, target, plan.frame, c, False, move.rejected,
-                                       True, move.contact_id))
-                    break
-            else:
-                continue
-            break
+        found = _first_legal(charger, target, world, plan, order, move.rejected, move.s)
+        if found is not None:
+            out.append(found)
     return out
+
+
+def shortest_move(charger: g.Unit, target: g.Unit, world: World, plan: SearchPlan
+                  ) -> ChargeMove | None:
+    """The legal move with the shortest path, whatever the models in contact: with several
+    chargers, a charger that goes straight in may leave the others what it would have
+    taken (multiple charges, RULES.md 8: the shortest paths break ties of models)."""
+    rows = np.arange(len(plan.big))
+    order = rows[np.lexsort(plan.big.rank_keys())]
+    return _first_legal(charger, target, world, plan, order, [])
 
 
 def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,

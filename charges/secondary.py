@@ -17,8 +17,16 @@ import shapely
 
 import geometry as g
 
-from .search import ChargeMove, TargetWorld, _flush_corners, facing_frame, search_moves
-from .world import World
+from .search import (
+    ChargeMove,
+    SearchMemo,
+    SearchPlan,
+    TargetWorld,
+    _flush_corners,
+    facing_frame,
+    search_moves,
+)
+from .world import CLEAR, World
 
 #: Moves tried per enemy: the best ones may touch it on the way, not only at the end.
 TRIES = 4
@@ -40,21 +48,32 @@ def touches_only_at_the_end(form: g.Formation, move: ChargeMove, enemy: shapely.
 
 
 def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
-                     target_world: TargetWorld, engaged: frozenset[str]
+                     target_world: TargetWorld, engaged: frozenset[str],
+                     plan: SearchPlan | None = None
                      ) -> tuple[ChargeMove | None, tuple[str, ...]]:
     """The best move touching exactly one other enemy at its end (module doc), and that
-    enemy; (None, ()) when there is none."""
+    enemy; (None, ()) when there is none. An enemy is searched only if some end position
+    flush with the facing touches it and nothing else (a vectorised footprint test over the
+    plan's end positions): then most charges with no legal move cost no further search.
+    ``plan``: the charge's search plan, when already built."""
     form = charger.formation
     frame = facing_frame(target.body, facing)
     ends = _flush_corners(frame, form, np.array([-form.width, frame.length]))
     reach = shapely.convex_hull(shapely.multipoints(ends.reshape(-1, 2)))
+    if plan is None:
+        plan = SearchPlan.of(charger, target, facing)
+    blocked_by = world.footprints(plan.end_corners, ignore_target=True)
     best: tuple[tuple, ChargeMove, str] | None = None
-    for o in world.obstacles:
-        if o.kind != "enemy" or o.id in engaged or \
+    for k, o in enumerate(world.obstacles):
+        if o.kind != "enemy" or o.id in engaged or not (blocked_by == k).any() or \
                 not shapely.dwithin(reach, o.polygon, g.EPS_MM):
             continue
-        moves, _ = search_moves(charger, target, facing, world.with_kind({o.id}, "secondary"),
-                                target_world, k=TRIES)
+        relaxed = world.with_kind({o.id}, "secondary")
+        if not (relaxed.footprints(plan.end_corners[blocked_by == k], ignore_target=True)
+                == CLEAR).any():
+            continue  # every end position it blocks is blocked by something else too
+        moves, _ = search_moves(charger, target, facing, relaxed, target_world, k=TRIES,
+                                memo=SearchMemo(plan=plan))
         for m in moves:
             if touches_only_at_the_end(form, m, o.polygon):
                 if best is None or m.key() < best[0]:

@@ -179,6 +179,9 @@ class _Trial:
         has_move = bool(entry.get("path")) and outcome in ("success", "caught_fleeing",
                                                             "special", None)
         may_touch = {charged} if has_move else None
+        # RULES.md 4, unavoidable contact: a listed other enemy may be touched, but once
+        # touched the charger stays in touch (each step touching it ends touching it).
+        secondary = set(entry.get("secondary_targets") or []) if has_move else set()
         start = self.world[cid].pose
         if "start" in entry and entry["start"] is not None and \
                 not _close(g.Pose.from_json(entry["start"]), start):
@@ -208,7 +211,13 @@ class _Trial:
                 self.err(sw, f"replays to {_pose_str(after)} but the ruling says "
                          f"{_pose_str(claimed)}")
             area = step.swept(nu.form, u.pose)
-            self.check_area(sw, uid, area, may_touch if uid == cid else None)
+            touch = may_touch
+            if uid == cid and secondary and may_touch is not None:
+                end_poly = g.boundary(nu.form, after)
+                stays = {s for s in secondary if s in local and
+                         g.touching(end_poly, local[s].poly)}
+                touch = may_touch | stays
+            self.check_area(sw, uid, area, touch if uid == cid else None)
             local[uid] = replace(nu, pose=after)
         final_claim = entry.get("final")
         end = local[cid].pose
@@ -225,8 +234,9 @@ class _Trial:
         # States after the charge.
         if outcome in ("success", "special"):
             self.world[cid] = replace(self.world[cid], state="engaged")
-            if charged in self.world:
-                self.world[charged] = replace(self.world[charged], state="engaged")
+            for uid in {charged, *(entry.get("secondary_targets") or [])}:
+                if uid in self.world:
+                    self.world[uid] = replace(self.world[uid], state="engaged")
         elif outcome == "caught_fleeing":
             self.world[cid] = replace(self.world[cid], state="disrupted")
             self.world[tid] = replace(self.world[tid], state="destroyed")
@@ -294,10 +304,19 @@ class _Trial:
         if not g.touching(ch.poly, tg.poly):
             self.err(where, f"the charger ends {ch.poly.distance(tg.poly):.4f} mm short of "
                      "the target")
+        secondary = set(e.get("secondary_targets") or [])
         for u in local.values():
             if u.id not in (ch.id, tg.id) and u.side != ch.side and u.state != "destroyed" \
-                    and g.touching(ch.poly, u.poly):
+                    and g.touching(ch.poly, u.poly) and u.id not in secondary:
                 self.err(where, f"the charger ends touching enemy '{u.id}' too")
+        for sid in secondary:
+            u = local.get(sid)
+            if u is None or u.side == ch.side:
+                self.err(where, f"secondary target {sid!r} is not an enemy unit")
+            elif u.state == "engaged":
+                self.err(where, f"secondary target {sid!r} was already engaged")
+            elif not g.touching(ch.poly, u.poly):
+                self.err(where, f"secondary target {sid!r} is not touched at the end")
         cm, tm = self.check_contact_claim(where, e, ch, tg)
         pr = e.get("priorities")
         if pr is None:
@@ -310,8 +329,9 @@ class _Trial:
         if abs(float(pr.get("target_turned_deg", 0.0)) - turned) > 1e-3:
             self.err(where, f"priorities.target_turned_deg is {pr.get('target_turned_deg')} "
                      f"but the target turned {turned:.4f} deg")
-        if pr.get("other_enemies", 0) != 0:
-            self.err(where, "a legal move never contacts other enemies")
+        if pr.get("other_enemies", 0) != len(secondary):
+            self.err(where, f"priorities.other_enemies is {pr.get('other_enemies')} but "
+                     f"{len(secondary)} other enemies are listed in secondary_targets")
 
     def check_special(self, where: str, e: dict, local: dict[str, _U], ch: _U) -> None:
         cu = e.get("charged_unit")
