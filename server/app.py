@@ -28,7 +28,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from server import routes_detect, routes_page, routes_reviews, routes_rulings
+from server import routes_detect, routes_hex, routes_page, routes_reviews, routes_rulings
 from server.body_limit import BodyLimit
 from server.errors import install_error_handlers
 from server.routes_page import STATIC_DIR
@@ -81,5 +81,6 @@ def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int 
     app.include_router(routes_rulings.router)
     app.include_router(routes_reviews.router)
     app.include_router(routes_page.router)
+    app.include_router(routes_hex.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
