@@ -24,6 +24,7 @@ import charges
 from charges.hex.position import MORALE_STATES, PHASES, SCHEMA
 from charges.hex.reactions import EVENT_KINDS, MODES
 from charges.rulesets import implemented
+from server import hex_samples
 from server.models import ErrorBody
 
 #: Hex coordinates further out than this are refused: no printed map comes near, and beyond
@@ -75,7 +76,7 @@ class LabelOrigin(_Shape):
 
     col0: Coord | None = None
     row0: Coord | None = None
-    parity: Literal[0, 1] | None = None
+    parity: Annotated[int, Field(ge=0, le=1)] | None = None
     digits: Annotated[int, Field(ge=1, le=6)] | None = None
 
 
@@ -201,7 +202,7 @@ class HexPosition(_Shape):
     inline, or the bare name of a rules-data file the server ships (``GET /api/hex/samples``);
     the server never reads any other file."""
 
-    schema_: Literal[SCHEMA] | None = Field(default=None, alias="schema")  # type: ignore[valid-type]
+    schema_: Literal[SCHEMA] = Field(default=SCHEMA, alias="schema")  # type: ignore[valid-type]
     ruleset: Literal[RULESET_NAMES]  # type: ignore[valid-type]
     title: str | None = None
     rules_data: Annotated[str, Field(max_length=200)] | dict[str, Any] | None = None
@@ -257,9 +258,16 @@ def _with_options(name: str, ruleset: str) -> type[HexRequest]:
     for opt, o in info["options"].items():
         doc = (f"{o['doc']} " if o["doc"] else "") + f"(rule {o['rule']}" + (
             f", decision {o['decision']}" if o["decision"] else "") + f"; default {o['default']!r})"
-        fields[opt] = (Literal[tuple(o["choices"])] | None,  # type: ignore[valid-type]
-                       Field(default=None, description=doc))
+        # A yes/no reading is a JSON boolean (a Literal of True/False would take 0 and 1).
+        kind = bool if set(o["choices"]) == {True, False} else Literal[tuple(o["choices"])]
+        fields[opt] = (kind | None, Field(default=None, description=doc))  # type: ignore[valid-type]
     return create_model(name, __base__=HexRequest, **fields)
+
+
+def _example(sample: str, **params: Any) -> ConfigDict:
+    """A request on a shipped sample, for /docs and the schema's examples."""
+    return ConfigDict(json_schema_extra={"examples": [
+        {"position": hex_samples.position(sample), **params}]})
 
 
 MpbsRequest = _with_options("MpbsRequest", "mpbs")
@@ -270,6 +278,8 @@ Ids = Annotated[list[Name], Field(max_length=50)]
 class CombatRequest(MpbsRequest):  # type: ignore[misc, valid-type]
     """Musket & Pike close combat (HEX.md 5): the defender, and the attackers (default: every
     enemy unit with the defender in its front) and the cavalry expending its pistols."""
+
+    model_config = _example("edgehill", defender="par-ramsey")
 
     defender: Name
     attackers: Ids | None = None
@@ -292,6 +302,9 @@ class TriggerEvent(_Shape):
 class ReactionsRequest(MpbsRequest):  # type: ignore[misc, valid-type]
     """Musket & Pike reactions (HEX.md 6): one ``event`` or a list of ``events``."""
 
+    model_config = _example("edgehill", event={"kind": "enter_hex", "unit": "roy-rupert",
+                                               "hex": [0, 1]})
+
     event: TriggerEvent | None = None
     events: Annotated[list[TriggerEvent], Field(min_length=1, max_length=50)] | None = None
 
@@ -299,6 +312,8 @@ class ReactionsRequest(MpbsRequest):  # type: ignore[misc, valid-type]
 class AssaultRequest(LbRequest):  # type: ignore[misc, valid-type]
     """La Bataille assault declaration (HEX.md 7): the assaulting units and one or two
     targets, each a unit id or a hex."""
+
+    model_config = _example("quatre-bras", assault=["fr-bn1", "fr-bn2"], target=["al-27"])
 
     assault: Annotated[list[Name], Field(min_length=1, max_length=50)] | Name
     target: Annotated[list[Name | HexText], Field(min_length=1, max_length=2)] | Name = Field(
@@ -311,6 +326,8 @@ class RallyRequest(LbRequest):  # type: ignore[misc, valid-type]
     """La Bataille rally move (HEX.md 8.3): the unit and, to check one, the hexes it enters in
     order (without its start hex)."""
 
+    model_config = _example("quatre-bras", unit="al-8-militia", path=["-1,0", "-1,-1", "0,-2"])
+
     unit: Name
     path: Annotated[list[HexText], Field(max_length=MAX_RANGE)] | None = None
     formation_change: Literal[FORMATIONS] | None = None  # type: ignore[valid-type]
@@ -320,6 +337,8 @@ class RallyRequest(LbRequest):  # type: ignore[misc, valid-type]
 class CupRequest(LbRequest):  # type: ignore[misc, valid-type]
     """La Bataille chit cup (HEX.md 8.1-8.2): simulate with ``seed`` or replay an ``order``."""
 
+    model_config = _example("quatre-bras", seed=4)
+
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
     order: Annotated[list[Name], Field(max_length=500)] | None = None
 
@@ -327,7 +346,8 @@ class CupRequest(LbRequest):  # type: ignore[misc, valid-type]
 class MapRequest(BaseModel):
     """A position to draw (the page's own file)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [
+        {"position": hex_samples.position("edgehill")}]})
 
     position: HexPosition
 

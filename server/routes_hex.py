@@ -31,13 +31,17 @@ from vision.hexmap import map_layout
 
 router = APIRouter(tags=["hex"])
 
+#: Any request with a body can be refused for its size (the server's body limit).
+TOO_LARGE: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorBody, "description": "The request body is larger than the server's "
+                                             "limit"}}
 #: The refusals of the hex routes that take a body, for the OpenAPI.
 HEX_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorBody, "description": "Malformed JSON"},
-    413: {"model": ErrorBody, "description": "Body larger than the server's limit"},
+    400: {"model": ErrorBody, "description": "Malformed JSON"}, **TOO_LARGE,
     422: {"model": hm.HexErrorBody, "description": "A field of the wrong type or out of range, "
-          "or a position or request the engine refuses: its code (HEX.md 4), field, where, "
-          "units and hexes"}}
+          "or a position or request the rules refuse: the position's validation code (e.g. "
+          "FACING_OUT_OF_RANGE) or the request's (e.g. UNKNOWN_UNIT), the field, where it is, "
+          "and the units and hexes concerned"}}
 
 SampleName = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$",
                                  description="A name from GET /api/hex/samples")]
@@ -117,13 +121,13 @@ async def position_map(request: hm.MapRequest, workers: WorkersDep) -> Any:
         return refusal(e)
 
 
-@router.get("/api/hex/kinds", response_model=list[dict[str, Any]],
+@router.get("/api/hex/kinds", response_model=list[dict[str, Any]], responses=TOO_LARGE,
             summary="Each hex ruleset's ruling kinds, their parameters and every option")
 async def kinds() -> Any:
     return charges.hex.describe()
 
 
-@router.get("/api/hex/samples", response_model=hm.HexSampleList,
+@router.get("/api/hex/samples", response_model=hm.HexSampleList, responses=TOO_LARGE,
             summary="The sample positions the server ships")
 async def samples() -> Any:
     return {"samples": [{**s, "url": f"/api/hex/samples/{s['name']}"}
@@ -131,7 +135,7 @@ async def samples() -> Any:
 
 
 @router.get("/api/hex/samples/{name}", response_model=hm.HexSample,
-            responses={404: {"model": ErrorBody, "description": "No such sample"},
+            responses={404: {"model": ErrorBody, "description": "No such sample"}, **TOO_LARGE,
                        422: {"model": ErrorBody, "description": "Not a sample name"}},
             summary="A sample position with its (illustrative) rules data and its map")
 async def sample(name: SampleName, workers: WorkersDep) -> Any:
