@@ -176,7 +176,7 @@ function setReading(name, option, value) {
 
 function setMode(kind) {
   state.mode = kind;
-  state.pick = { attackers: [], assaulters: [], path: [] };
+  state.pick = { attackers: [], assaulters: [], path: [], pistols: [] };
   state.ruling = null;
   for (const b of $("modes").querySelectorAll("button")) {
     b.setAttribute("aria-selected", String(b.id === `mode-${kind}`));
@@ -198,9 +198,10 @@ function tapUnit(id) {
   if (state.mode === "close_combat") {
     if (!p.defender || unitOf(p.defender).side === u.side) {
       if (p.defender === id) return clearPick();
-      p.defender = id; p.attackers = [];
+      p.defender = id; p.attackers = []; p.pistols = [];
     } else {
       p.attackers = p.attackers.includes(id) ? p.attackers.filter((a) => a !== id) : [...p.attackers, id];
+      p.pistols = p.pistols.filter((a) => a !== id);
     }
     return ask();
   }
@@ -246,6 +247,7 @@ function request() {
       if (!p.defender) return null;
       body.defender = p.defender;
       if (p.attackers.length) body.attackers = p.attackers;
+      if (p.pistols.length) body.pistols = p.pistols;
       return body;
     case "reactions": {
       if (!p.mover) return null;
@@ -348,8 +350,33 @@ function marks() {
   return { roles, hexes, route };
 }
 
+// Close combat: a tick box for each attacking cavalry unit whose pistol is loaded (11.3.9).
+function pistolChoices() {
+  const box = $("pistol-list");
+  box.replaceChildren();
+  const r = state.ruling || {};
+  const attackers = state.mode === "close_combat" ? (state.pick.attackers.length
+    ? state.pick.attackers : r.attackers || []) : [];
+  const loaded = attackers.filter((id) => {
+    const u = (state.position.units || []).find((x) => x.id === id);
+    return u && u.state && u.state.pistol === "loaded";
+  });
+  for (const id of loaded) {
+    const tick = el("input", { type: "checkbox", id: `pistol-${id}`, "data-testid": `pistol-${id}`,
+      onchange: (ev) => {
+        const p = state.pick;
+        p.pistols = ev.target.checked ? [...p.pistols, id] : p.pistols.filter((a) => a !== id);
+        ask();
+      } });
+    tick.checked = state.pick.pistols.includes(id);
+    box.append(el("label", { for: `pistol-${id}` }, tick, ` ${nameOf(id)} `));
+  }
+  $("pistol-row").hidden = loaded.length === 0;
+}
+
 function refresh() {
   if (!state.layout) return;
+  pistolChoices();
   $("selection").textContent = selectionText();
   const m = marks();
   highlight($("hex-map"), state.layout, m);

@@ -63,11 +63,11 @@ function reactions(r, names) {
     const why = c.blocked.map((b) => `${words(b.kind)}: ${b.message} (${b.rule})`).join("; ");
     return el("tr", { "data-testid": `hex-candidate-${c.unit}`, "data-eligible": c.eligible.join(" ") },
       el("td", { text: names[c.unit] || c.unit }),
-      el("td", { class: c.eligible.length ? "yes" : "no",
-        text: c.eligible.length ? c.eligible.map(words).join(", ") : "may not react" }),
+      el("td", { class: `${c.eligible.length ? "yes" : "no"} bare`,
+        text: c.eligible.length ? `may react: ${c.eligible.map(words).join(", ")}` : "may not react" }),
       el("td", { text: why }));
   });
-  return rows.length ? [table("hex-candidates", ["unit", "may react by", "why not the others"], rows)] : [];
+  return rows.length ? [table("hex-candidates", ["unit", "reactions", "why not the others"], rows)] : [];
 }
 
 function assault(r) {

@@ -126,6 +126,14 @@ def test_hex_view_rules_combat_and_reactions_on_the_sample(server: LiveServer, b
     assert page.get_attribute('[data-testid="hex-2_1"]', "data-terrain") == "woods"
     assert page.locator('[data-testid="hex-map"] line.feature').count() == 2
     check_combat(page)
+    # Byron's Horse has its pistol loaded: ticking it adds the pistol modifier (11.3.9).
+    page.check('[data-testid="pistol-roy-byron"]')
+    page.wait_for_function("() => document.querySelector('[data-testid=hex-item-pistols]')"
+                           ".dataset.value !== '0'", timeout=15_000)
+    fired = engine("combat", EDGEHILL, defender="par-ramsey", attackers=["roy-byron"],
+                   pistols=["roy-byron"])
+    assert shown_items(page) == {i["slot"]: i["value"] for i in fired["items"]}
+    assert int(page.get_attribute('[data-testid="hex-net"]', "data-net")) == fired["net"] == 4
     check_reactions(page)
     assert "HEX.md" not in page.inner_text("body")  # players read the games' rule numbers
 
@@ -147,6 +155,18 @@ def test_hex_view_rules_combat_and_reactions_on_the_sample(server: LiveServer, b
     assert page.locator('[data-testid^="hex-draw-"]').count() == len(draws) == 10
     first = page.inner_text('[data-testid="hex-draw-1"]')
     assert draws[0]["chit"] in first and draws[0]["side"] in first
+
+    # A position from a file: its rules data, named by the position, is the shipped file.
+    page.set_input_files('[data-testid="position-input"]', str(HEX / "quatre-bras.json"))
+    page.wait_for_function("() => document.querySelector('[data-testid=status]').textContent"
+                           ".includes('Your position')", timeout=15_000)
+    page.click('[data-testid="mode-rally"]')
+    page.click('[data-testid="hex-unit-al-8-militia"]')
+    page.wait_for_selector('[data-testid="hex-rally"]', timeout=15_000)
+    rally = engine("rally", QUATRE_BRAS, unit="al-8-militia")
+    facts = page.inner_text('[data-testid="hex-rally"]')
+    assert f"allowance: {rally['allowance']}" in facts and f"spent: {rally['spent']}" in facts
+    assert page.locator('[data-testid="hex-route"]').count() == 1
     assert errors == [], errors
     context.close()
 
