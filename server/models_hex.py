@@ -25,7 +25,6 @@ from charges.hex.position import MORALE_STATES, PHASES, SCHEMA
 from charges.hex.reactions import EVENT_KINDS, MODES
 from charges.rulesets import implemented
 from server import hex_samples
-from server.models import ErrorBody
 
 #: Hex coordinates further out than this are refused: no printed map comes near, and beyond
 #: about 1e308 a coordinate cannot even be drawn.
@@ -428,17 +427,6 @@ class RallyRuling(HexRuling):
 class CupRuling(HexRuling):
     draws: list[dict[str, Any]] | None = Field(
         default=None, description="In order: chit, side, acts (what it activates, in order)")
-
-
-class HexErrorBody(ErrorBody):
-    """The server's error envelope with the engine's fields when the engine refused: the
-    section-4 or request code, the field, where it is, and the units and hexes concerned."""
-
-    code: str | None = Field(default=None, examples=["FACING_OUT_OF_RANGE"])
-    where: str | None = Field(default=None, examples=["units[0] 'roy-rupert'"])
-    message: str | None = None
-    units: list[str] | None = None
-    hexes: list[list[int]] | None = None
 
 
 class HexMapLayout(_Out):

@@ -38,7 +38,7 @@ TOO_LARGE: dict[int | str, dict[str, Any]] = {
 #: The refusals of the hex routes that take a body, for the OpenAPI.
 HEX_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Malformed JSON"}, **TOO_LARGE,
-    422: {"model": hm.HexErrorBody, "description": "A field of the wrong type or out of range, "
+    422: {"model": ErrorBody, "description": "A field of the wrong type or out of range, "
           "or a position or request the rules refuse: the position's validation code (e.g. "
           "FACING_OUT_OF_RANGE) or the request's (e.g. UNKNOWN_UNIT), the field, where it is, "
           "and the units and hexes concerned"}}
@@ -48,12 +48,13 @@ SampleName = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$",
 
 
 def refusal(e: ValueError) -> JSONResponse:
-    """The engine's refusal in the server's error envelope (:class:`HexErrorBody`)."""
+    """The engine's refusal in the server's error envelope (:class:`ErrorBody`, with the
+    engine's fields)."""
     info = e.to_json() if callable(getattr(e, "to_json", None)) else {}
-    body = hm.HexErrorBody(error="invalid", detail=str(e) or type(e).__name__,
-                           field=info.get("field"), code=info.get("code"),
-                           where=info.get("where"), message=info.get("message"),
-                           units=info.get("units"), hexes=info.get("hexes"))
+    body = ErrorBody(error="invalid", detail=str(e) or type(e).__name__,
+                     field=info.get("field"), code=info.get("code"),
+                     where=info.get("where"), message=info.get("message"),
+                     units=info.get("units"), hexes=info.get("hexes"))
     return JSONResponse(body.model_dump(exclude_none=True), status_code=422)
 
 

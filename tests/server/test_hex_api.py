@@ -198,7 +198,7 @@ def test_openapi_describes_the_hex_routes(client):
         ref = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         assert ref.endswith(f"/{model}")
         assert op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"] \
-            .endswith("/HexErrorBody")
+            .endswith("/ErrorBody")
         assert {"400", "413"} <= set(op["responses"])
         assert schemas[model]["additionalProperties"] is False
     combat = schemas["CombatRequest"]["properties"]
@@ -207,7 +207,7 @@ def test_openapi_describes_the_hex_routes(client):
     assert combat["leader_outside_cap"]["anyOf"][0]["type"] == "boolean"
     facing = schemas["HexUnit"]["properties"]["facing"]["anyOf"][0]
     assert (facing["minimum"], facing["maximum"]) == (0, 11)
-    assert set(schemas["HexErrorBody"]["properties"]) >= {"error", "detail", "field", "code",
+    assert set(schemas["ErrorBody"]["properties"]) >= {"error", "detail", "field", "code",
                                                           "where", "units", "hexes"}
     assert "/api/hex/samples/{name}" in doc["paths"] and "/api/hex/kinds" in doc["paths"]
 
