@@ -28,7 +28,7 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from server import routes_detect, routes_page, routes_reviews, routes_rulings
+from server import routes_detect, routes_hex, routes_page, routes_reviews, routes_rulings
 from server.body_limit import BodyLimit
 from server.errors import install_error_handlers
 from server.openapi import install_openapi
@@ -44,6 +44,7 @@ ROUTERS: list[APIRouter] = [
     routes_rulings.router,
     routes_reviews.router,
     routes_page.router,
+    routes_hex.router,
 ]
 
 

@@ -116,6 +116,9 @@ def demo(
     except OSError as e:
         raise InputError(f"overlay {output}: cannot write ({e.strerror})") from None
     out.print(f"Overlay written to [bold]{output}[/]")
+    from server.demo_hex import demo_hex
+
+    demo_hex()
 
 
 # Commands that live in their own modules register themselves on ``app`` when imported.

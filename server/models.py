@@ -53,6 +53,13 @@ class ErrorBody(BaseModel):
     field: str | None = Field(default=None, description="The request field at fault, if one is")
     errors: list[FieldError] | None = Field(
         default=None, description="Every type error found, for requests that fail validation")
+    # The engine's own fields when a hex ruling's position or request is refused (HEX.md 4).
+    code: str | None = Field(default=None, description="The rules' refusal code, e.g. "
+                                                       "FACING_OUT_OF_RANGE, UNKNOWN_UNIT")
+    where: str | None = Field(default=None, description="Where it is, e.g. \"units[0] 'a'\"")
+    message: str | None = Field(default=None, description="The engine's message in full")
+    units: list[str] | None = Field(default=None, description="The units concerned")
+    hexes: list[list[int]] | None = Field(default=None, description="The hexes concerned")
 
 
 # -- scene (DESIGN.md, Scene) ----------------------------------------------------------------
