@@ -106,7 +106,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
             if res.move is None:
                 engaged = frozenset(u.id for u in scene.units if u.state == "engaged")
                 res.move, res.secondary = search_secondary(charger, target, d.facing, world,
-                                                           target_world, engaged, memo.plan)
+                                                           target_world, engaged, memo)
             if res.move is None:
                 res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
                                            memo)

@@ -30,6 +30,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -270,18 +271,6 @@ def _solve_forward_wheel_forward(form: g.Formation, start: g.Pose, end: g.Pose
     if d1 < -1e-6 or d2 < -1e-6:
         return None
     return (max(d1, 0.0), theta, max(d2, 0.0), pivot)
-
-
-def _candidate(form: g.Formation, start: g.Pose, frame: FacingFrame, s: float, family: Family,
-               pre: g.Pose, final: g.Pose, point: tuple[float, float] | None, align_deg: float
-               ) -> Candidate | None:
-    sol = _solve_forward_wheel_forward(form, start, pre)
-    if sol is None:
-        return None
-    d1, theta, d2, pivot = sol
-    length = d1 + d2 + form.width * math.radians(abs(theta))
-    gap = math.hypot(final.x - start.x, final.y - start.y)
-    return Candidate(s, family, d1, theta, pivot, d2, point, align_deg, pre, final, length, gap)
 
 
 FAMILIES: tuple[Family, ...] = ("flush", "charger_left", "charger_right", "target_corner")
@@ -1021,7 +1010,8 @@ class SearchPlan:
     members: list[np.ndarray]  # each group's rows
     end_corners: np.ndarray  # (offsets, 4, 2) footprint at each end offset
     keys: tuple[np.ndarray, ...]  # np.lexsort keys of the search order, for every row
-    contact_id: np.ndarray  # each end offset's contact (charger count, target models), numbered
+    offsets: np.ndarray  # the end offsets, as ``at`` indexes them
+    form: g.Formation  # the charger's
 
     def sorted(self, rows: np.ndarray) -> np.ndarray:
         """``rows`` (ascending) in search order: group by group, each by CandidateTable.order
@@ -1052,14 +1042,20 @@ class SearchPlan:
             np.zeros(0, dtype=int)
         row_gid = offs_gid[at]
         members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]
-        # Which models each end offset puts in contact, as one number per distinct contact.
-        ch, tg = contact_matrix(frame, form, offs)
-        contacts = np.concatenate([ch[:, None], tg.astype(int)], axis=1)
-        sig = np.unique(contacts, axis=0, return_inverse=True)[1].ravel() if len(offs) else \
-            np.zeros(0, dtype=int)
         return cls(cls.key_of(charger, target, facing, exclude), frame, groups, big, offs_gid,
                    at, row_gid, members, _flush_corners(frame, form, offs),
-                   (*big.rank_keys(), row_gid), sig)
+                   (*big.rank_keys(), row_gid), offs, form)
+
+    @cached_property
+    def contact_id(self) -> np.ndarray:
+        """Which models each end offset puts in contact (charger count, target models), one
+        number per distinct contact: alternatives must differ in it (built on first use, by
+        the searches that ask for several moves)."""
+        ch, tg = contact_matrix(self.frame, self.form, self.offsets)
+        contacts = np.concatenate([ch[:, None], tg.astype(int)], axis=1)
+        if not len(contacts):
+            return np.zeros(0, dtype=int)
+        return np.unique(contacts, axis=0, return_inverse=True)[1].ravel()
 
 
 @dataclass
@@ -1077,6 +1073,9 @@ class SearchMemo:
     blocked_by: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     names: dict[str, int] = field(default_factory=dict)  # blocked_by's codes
     plan: SearchPlan | None = None
+    #: What blocks each end position of the plan (World.footprints codes), in the world the
+    #: last search that tested them all ran in: (that world, the codes).
+    end_blockers: tuple[World, np.ndarray] | None = None
 
     def plan_for(self, charger: g.Unit, target: g.Unit, facing: g.FacingName,
                  exclude: frozenset[tuple[int, int]] = frozenset()) -> SearchPlan:
@@ -1264,7 +1263,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             best = _best_refined(form, start, tbody, frame, c, big, order[p + 1:first_of[j + 1]],
                                  world, {f.contact_id for f in found}, plan)
         found.append(_finish(charger, target, frame, best, False, list(rejected), count,
-                             int(plan.contact_id[at[order[p]]])))
+                             int(plan.contact_id[at[order[p]]]) if k > 1 else -1))
 
     # The search order: group by group, each by CandidateTable.order (SearchPlan.sorted),
     # over the open rows. Most searches end at the first row in order, so it is checked
@@ -1289,6 +1288,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     if tried_first and first_row_legal():
         return found, rejected
     ends_by[n0:] = world.footprints(plan.end_corners[n0:], ignore_target=True)
+    if memo is not None:
+        memo.end_blockers = (world, ends_by)
     rows = open_rows(np.arange(len(big)))
     # The first forward move is closed form (first_move): the rows it blocks are set aside at
     # once, and only the others are put in order and go through the chunks below (most rows,
@@ -1337,7 +1338,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
             p = lo + int(pos)
             j = int(seq_gid[p])
             close_until(j)
-            if any(int(plan.contact_id[at[order[p]]]) == f.contact_id for f in found):
+            if found and any(int(plan.contact_id[at[order[p]]]) == f.contact_id
+                             for f in found):
                 continue
             c = cands.row(p)
             att = check_candidate(form, start, c, tbody, world)
@@ -1383,8 +1385,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
         turned = _rotated(tcorners, big.px[part], big.py[part], -big.alpha[part])
         for i in part[target_world.footprints(turned) == CLEAR]:
             c = big.row(int(i))
-            cid = int(plan.contact_id[at[i]])
-            if any(cid == f.contact_id for f in found):
+            cid = int(plan.contact_id[at[i]]) if k > 1 else -1
+            if found and any(cid == f.contact_id for f in found):
                 continue
             if check_candidate(form, start, c, tbody, world, target_turns=True,
                                target_world=target_world).ok:
@@ -1464,18 +1466,30 @@ def candidate_at(form: g.Formation, start: g.Pose, frame: FacingFrame, slot: int
                  theta: float) -> Candidate | None:
     """The path of family ``slot`` (shortest.py numbering) ending flush at offset ``s`` after
     a wheel of ``theta`` (a flush arrival wheels to the final facing whatever ``theta``), or
-    None when it does not exist."""
-    from .shortest import FLUSH, pivot_t
+    None when it does not exist. The same path as the candidate table's row (the pre-align
+    pose is the final one turned back by the align about its pivot), built directly."""
+    from .shortest import FLUSH, distances, pivot_t
 
+    d1, d2, ok = distances(form, start, frame, slot, np.array([s]), np.array([theta]))
+    if not ok[0]:
+        return None
+    final = flush_pose(frame, form, s)
+    base = g.normalize_deg(frame.facing_deg - start.facing)
     if slot == FLUSH:
-        table = candidate_table(form, start, frame, [s], thetas=np.zeros(0))
-        rows = np.flatnonzero(table.family == 0)
+        th, alpha, point, pre = base, 0.0, None, final
     else:
+        th = theta
+        alpha = float(_wrap(np.array(base - th)))
         t = float(pivot_t(slot, np.array([s]), form.width, frame.length)[0])
-        table = candidate_table(form, start, frame, [s], thetas=np.array([theta]),
-                                only=(_SLOT_FAMILY[slot], frame.point(t)))
-        rows = np.arange(len(table))
-    return table.row(int(rows[0])) if len(rows) else None
+        point = frame.point(t)
+        pre = final.rotated(point, -alpha)
+    pivot: g.moves.Pivot | None = None
+    if abs(th) > 1e-12:
+        pivot = "left" if th > 0 else "right"
+    length = float(d1[0] + d2[0]) + form.width * math.radians(abs(th))
+    gap = math.hypot(final.x - start.x, final.y - start.y)
+    return Candidate(s, FAMILIES[int(_SLOT_FAMILY[slot])], float(d1[0]), th, pivot,
+                     float(d2[0]), point, alpha, pre, final, length, gap)
 
 
 def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
@@ -1502,7 +1516,8 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
     _, where = np.unique(kinds, return_index=True)
     for pos in np.sort(where):
         i = int(rest[pos])
-        if int(kinds[pos]) == first_kind or int(plan.contact_id[plan.at[i]]) in taken:
+        if int(kinds[pos]) == first_kind or \
+                (taken and int(plan.contact_id[plan.at[i]]) in taken):
             continue
         picked.append(i)
         if len(picked) >= REFINE_RIVALS:

@@ -49,24 +49,33 @@ def touches_only_at_the_end(form: g.Formation, move: ChargeMove, enemy: shapely.
 
 def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                      target_world: TargetWorld, engaged: frozenset[str],
-                     plan: SearchPlan | None = None
+                     memo: SearchMemo | None = None
                      ) -> tuple[ChargeMove | None, tuple[str, ...]]:
     """The best move touching exactly one other enemy at its end (module doc), and that
     enemy; (None, ()) when there is none. An enemy is searched only if some end position
     flush with the facing touches it and nothing else (a vectorised footprint test over the
     plan's end positions): then most charges with no legal move cost no further search.
-    ``plan``: the charge's search plan, when already built."""
+    ``memo``: what the charge's own search (in ``world``) built: its plan and what blocks
+    each end position."""
     form = charger.formation
     frame = facing_frame(target.body, facing)
     ends = _flush_corners(frame, form, np.array([-form.width, frame.length]))
     reach = shapely.convex_hull(shapely.multipoints(ends.reshape(-1, 2)))
-    if plan is None:
-        plan = SearchPlan.of(charger, target, facing)
-    blocked_by = world.footprints(plan.end_corners, ignore_target=True)
+    near = [k for k, o in enumerate(world.obstacles)
+            if o.kind == "enemy" and o.id not in engaged and
+            shapely.dwithin(reach, o.polygon, g.EPS_MM)]
+    if not near:
+        return None, ()
+    plan = memo.plan if memo is not None and memo.plan is not None else \
+        SearchPlan.of(charger, target, facing)
+    known = memo.end_blockers if memo is not None else None
+    blocked_by = known[1] if known is not None and known[0] is world and \
+        len(known[1]) == len(plan.end_corners) else \
+        world.footprints(plan.end_corners, ignore_target=True)
     best: tuple[tuple, ChargeMove, str] | None = None
-    for k, o in enumerate(world.obstacles):
-        if o.kind != "enemy" or o.id in engaged or not (blocked_by == k).any() or \
-                not shapely.dwithin(reach, o.polygon, g.EPS_MM):
+    for k in near:
+        o = world.obstacles[k]
+        if not (blocked_by == k).any():
             continue
         relaxed = world.with_kind({o.id}, "secondary")
         if not (relaxed.footprints(plan.end_corners[blocked_by == k], ignore_target=True)

@@ -10,9 +10,10 @@ module finds it without sampling blindly:
   in the end offset ``s`` (the align pivot and the end pose slide along the facing line), so
   over an interval of ``s`` the shortest path lies at an end of the interval cut by the two
   half-lines ``d1 >= 0`` and ``d2 >= 0``: closed form;
-- what remains is a function of ``theta`` alone, minimised on nested grids (0.25, 0.005 and
-  0.0004 degrees after a 1-degree and a 0.02-degree one), which meets the 0.1 mm demand
-  by two orders of magnitude.
+- what remains is a function of ``theta`` alone, minimised on nested grids: 1 degree over
+  the whole range, then 0.01 degree within a degree of the best, which finds the shortest to
+  a few hundredths of a millimetre, inside the 0.1 mm the tie-break is resolved to (checked
+  against a brute-force scan in tests/charges/test_refine.py).
 
 The result need not be legal (something may stand in the way): the caller checks it, and if
 it is blocked, bisects between the legal grid path and it (:func:`towards`).
@@ -34,10 +35,11 @@ FLUSH, CHARGER_LEFT, CHARGER_RIGHT, FACING_LOW, FACING_HIGH = range(5)
 #: The align's sign per slot: about a left corner (or the low end) it turns counter-clockwise.
 _ALIGN_SIGN = {CHARGER_LEFT: 1, CHARGER_RIGHT: -1, FACING_LOW: 1, FACING_HIGH: -1}
 #: An open interval of end offsets is entered this far (mm): its ends belong to other groups
-#: (a corner contact is made or lost there), and 0.05 mm changes a path by far less than the
-#: 0.1 mm the tie-break is resolved to.
-OPEN_INSET_MM = 0.05
-_GRIDS_DEG = (1.0, 0.02, 0.0004)
+#: (a corner contact is made or lost there); twice EPS_MM, so the contact is certainly lost,
+#: and a path ending there differs from one ending at the very end by a few hundredths of a
+#: millimetre.
+OPEN_INSET_MM = 0.02
+_GRIDS_DEG = (1.0, 0.01)
 
 
 @dataclass(frozen=True)
@@ -121,12 +123,13 @@ def _length(form: g.Formation, d1: np.ndarray, d2: np.ndarray, theta: np.ndarray
 
 def _best_offsets(form: g.Formation, start: g.Pose, frame: object, slot: np.ndarray,
                   lo: np.ndarray, hi: np.ndarray, theta: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
+                  ) -> tuple[np.ndarray, ...]:
     """For each (slot, [lo, hi], wheel angle) element, the end offset giving the shortest
-    existing path and that length (inf where none exists): for one angle d1 and d2 are affine
-    in ``s`` (two probes give them exactly), so the best offset is an end of [lo, hi] cut by
-    d1 >= 0 and d2 >= 0. Angles with no wheel (a single straight move, possible at one offset
-    only) are left to the grid search, which solves them exactly (search.straight_offsets)."""
+    existing path, that length (inf where none exists) and its two forward distances: for
+    one angle d1 and d2 are affine in ``s`` (two probes give them exactly), so the best offset
+    is an end of [lo, hi] cut by d1 >= 0 and d2 >= 0. Angles with no wheel (a single straight
+    move, possible at one offset only) are left to the grid search, which solves them
+    exactly (search.straight_offsets)."""
     s0 = lo
     s1 = np.where(hi - lo > 1e-6, hi, lo + 1.0)
     n = len(theta)
@@ -146,14 +149,17 @@ def _best_offsets(form: g.Formation, start: g.Pose, frame: object, slot: np.ndar
     feasible = exists[:n] & (lo_s <= hi_s + 1e-9) & np.isfinite(a1) & np.isfinite(b1)
     best_s = np.full(n, np.nan)
     best_len = np.full(n, np.inf)
+    best_d1 = np.full(n, np.nan)
+    best_d2 = np.full(n, np.nan)
     wheel = form.width * np.radians(np.abs(theta))
     with np.errstate(invalid="ignore"):
         for sc in (np.clip(lo_s, lo, hi), np.clip(hi_s, lo, hi)):
-            ln = a1 + k1 * (sc - s0) + a2 + k2 * (sc - s0) + wheel
-            ln = np.where(feasible, ln, np.inf)
+            e1, e2 = a1 + k1 * (sc - s0), a2 + k2 * (sc - s0)
+            ln = np.where(feasible, e1 + e2 + wheel, np.inf)
             better = ln < best_len
             best_s, best_len = np.where(better, sc, best_s), np.where(better, ln, best_len)
-    return best_s, best_len
+            best_d1, best_d2 = np.where(better, e1, best_d1), np.where(better, e2, best_d2)
+    return best_s, best_len, np.maximum(best_d1, 0.0), np.maximum(best_d2, 0.0)
 
 
 def _raw(form: g.Formation, start: g.Pose, frame: object, slot: np.ndarray, s: np.ndarray,
@@ -207,13 +213,15 @@ def shortest_many(form: g.Formation, start: g.Pose, frame: object,
     best_t = np.full(k, np.nan)
     best_s = np.full(k, np.nan)
     best_l = np.full(k, np.inf)
+    best_d1 = np.full(k, np.nan)
+    best_d2 = np.full(k, np.nan)
     for step in _GRIDS_DEG:
         m = int(round(2 * half.max() / step)) + 1
         offs = np.linspace(-half.max(), half.max(), m)
         theta = (centre[:, None] + offs[None, :]).ravel()
         who = np.repeat(np.arange(k), m)
         theta = np.where(slots[who] == FLUSH, base, theta)
-        s, ln = _best_offsets(form, start, frame, slots[who], lo[who], hi[who], theta)
+        s, ln, d1, d2 = _best_offsets(form, start, frame, slots[who], lo[who], hi[who], theta)
         ln = np.where(possible[who] & (np.abs(theta) <= 90 + 1e-9), ln, np.inf).reshape(k, m)
         i = np.argmin(ln, axis=1) if m else np.zeros(k, dtype=int)
         row = np.arange(k)
@@ -222,15 +230,13 @@ def shortest_many(form: g.Formation, start: g.Pose, frame: object,
         best_l = np.where(better, cand_l, best_l)
         best_t = np.where(better, theta.reshape(k, m)[row, i], best_t)
         best_s = np.where(better, s.reshape(k, m)[row, i], best_s)
+        best_d1 = np.where(better, d1.reshape(k, m)[row, i], best_d1)
+        best_d2 = np.where(better, d2.reshape(k, m)[row, i], best_d2)
         centre = np.where(np.isfinite(best_t), best_t, 0.0)
         half = np.full(k, step)
-    out: list[Shortest | None] = []
-    for j in range(k):
-        if not np.isfinite(best_l[j]):
-            out.append(None)
-            continue
-        out.append(_make(form, start, frame, int(slots[j]), float(best_s[j]), float(best_t[j])))
-    return out
+    return [Shortest(int(slots[j]), float(best_s[j]), float(best_t[j]), float(best_d1[j]),
+                     float(best_d2[j]), float(best_l[j])) if np.isfinite(best_l[j]) else None
+            for j in range(k)]
 
 
 def shortest_in(form: g.Formation, start: g.Pose, frame: object, slot: int, lo: float,
@@ -238,17 +244,6 @@ def shortest_in(form: g.Formation, start: g.Pose, frame: object, slot: int, lo: 
     """The shortest existing path of ``slot`` ending at an offset in [lo, hi] (module doc),
     legal or not; None when no such path exists."""
     return shortest_many(form, start, frame, [(slot, lo, hi)])[0]
-
-
-def _make(form: g.Formation, start: g.Pose, frame: object, slot: int, s: float, theta: float
-          ) -> Shortest | None:
-    d1, d2, ok = distances(form, start, frame, slot, np.array([s]), np.array([theta]))
-    if not ok[0]:
-        return None
-    base = g.normalize_deg(frame.facing_deg - start.facing)  # type: ignore[attr-defined]
-    th = base if slot == FLUSH else theta
-    return Shortest(slot, s, th, float(d1[0]), float(d2[0]),
-                    float(_length(form, d1, d2, np.array([th]))[0]))
 
 
 def towards(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:

@@ -406,6 +406,8 @@ def check_ruling(request: dict, ruling: dict) -> None:
                 msg += f"\n(and no other order of the {len(group)} charges against " \
                        f"'{entries[group[0]]['target']}' passes either)"
             raise AssertionError(msg)
+        if len(group) > 1:
+            _check_combined(entries, group, chosen.world, problems)
         world = chosen.world
         # A no-dice multiple charge moves nothing for real.
         for i in group:
@@ -416,6 +418,39 @@ def check_ruling(request: dict, ruling: dict) -> None:
     _check_units(scene, ruling.get("units"), world, problems)
     if problems:
         raise AssertionError("\n".join(problems))
+
+
+def _check_combined(entries: list[dict], group: list[int], world: dict[str, _U],
+                    problems: list[str]) -> None:
+    """A multiple charge's combined count (RULES.md 4 and 8: every model once, however many
+    chargers touch it), by brute force over the model rectangles at the final positions."""
+    in_contact = [i for i in group if entries[i].get("contact") and
+                  entries[i].get("outcome") in ("success", None)]
+    if not in_contact:
+        return
+    tid = entries[group[0]]["target"]
+    tg = world[tid]
+    tbases = [(r, f, p) for r, f, p in g.model_bases(tg.form, tg.pose)]
+    touched: set[tuple[int, int]] = set()
+    charger_models = 0
+    for i in in_contact:
+        ch = world[entries[i]["charger"]]
+        cbases = [p for _, _, p in g.model_bases(ch.form, ch.pose)]
+        charger_models += sum(any(shapely.dwithin(c, p, EPS) for _, _, p in tbases)
+                              for c in cbases)
+        touched |= {(r, f) for r, f, p in tbases
+                    if any(shapely.dwithin(c, p, EPS) for c in cbases)}
+    for i in group:
+        claim = entries[i].get("multiple_charge")
+        if claim is None:
+            problems.append(f"charges[{i}]: a multiple charge entry without multiple_charge")
+            continue
+        if (claim.get("models_in_contact"), claim.get("target_models")) != \
+                (charger_models + len(touched), len(touched)):
+            problems.append(f"charges[{i}]: multiple_charge claims "
+                            f"{claim.get('models_in_contact')} models ({claim.get('target_models')}"
+                            f" of the target); the brute-force count over model rectangles "
+                            f"gives {charger_models + len(touched)} ({len(touched)})")
 
 
 def _start_pose(scene: g.Scene, uid: str) -> g.Pose:

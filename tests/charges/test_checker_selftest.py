@@ -151,9 +151,26 @@ def test_wrong_facing_is_caught(good):
     _fails(request, ruling, "charged facing 'flank'")
 
 
-def test_multiple_charge_rulings_pass(scene):
+def test_charges_on_two_targets_pass(scene):
     request = {"scene": scene, "charges": [{"charger": "knights", "target": "spears"},
                                            {"charger": "swordsmen", "target": "archers"}],
                "dice": {"knights": [6, 5, 2], "swordsmen": [6, 6]}}
     ruling = rule_and_check(request)
     assert [c["outcome"] for c in ruling["charges"]] == ["success", "success"]
+
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def test_multiple_charge_rulings_pass_and_their_combined_count_is_checked():
+    """Two chargers against one target (RULES.md 8): the ruling passes the checker, which
+    recounts the combined models by brute force, and a wrong combined count is caught."""
+    request = json.loads((SCENARIOS / "47_multiple_side_by_side_counts_once.json").read_text()
+                         )["request"]
+    ruling = rule_and_check(request)
+    assert [c["outcome"] for c in ruling["charges"]] == ["success", "success"]
+    assert ruling["charges"][0]["multiple_charge"]["models_in_contact"] == 18
+    bad = copy.deepcopy(ruling)
+    for c in bad["charges"]:
+        c["multiple_charge"]["models_in_contact"] = 20  # each charger's own 4 + 6, summed
+    _fails(request, bad, "multiple_charge claims 20", "gives 18")

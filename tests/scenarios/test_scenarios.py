@@ -18,8 +18,7 @@ of step kinds), ``path_kinds_include``, ``path_turn_deg`` (sum of wheel, align a
 ``max_abs_wheel_deg``, ``explanation_contains``. ``chargers_not_overlapping`` checks the final
 boundaries of all chargers pairwise.
 
-If ``tests/checker.py`` provides ``check_ruling(request, ruling)``, every ruling also goes through
-it.
+Every ruling also goes through ``tests/checker.py``'s ``check_ruling(request, ruling)``.
 """
 
 from __future__ import annotations
@@ -44,11 +43,8 @@ SHARE_PARENTS = {"arc_shares"}
 
 
 def _checker():
-    try:
-        mod = importlib.import_module("tests.checker")
-    except ImportError:
-        return None
-    return getattr(mod, "check_ruling", None)
+    """The independent checker (tests/checker.py): a failing import fails the suite."""
+    return importlib.import_module("tests.checker").check_ruling
 
 
 def _rule(request: dict) -> dict:
@@ -265,12 +261,15 @@ def test_scenario(path: Path) -> None:
                 if area > 0.01:
                     errors.append(f"chargers {a} and {b} overlap by {area:.3f} mm^2")
 
-    check = _checker()
-    if check is not None:
-        try:
-            check(copy.deepcopy(request), ruling)
-        except AssertionError as exc:
-            errors.append(f"tests/checker.py: {exc}")
+    # Player-facing text cites the rulebook's section names, never our files.
+    for c in ruling.get("charges", []):
+        for sentence in c.get("explanation", []):
+            if ".md" in sentence:
+                errors.append(f"explanation cites one of our files: {sentence!r}")
+    try:
+        _checker()(copy.deepcopy(request), ruling)
+    except AssertionError as exc:
+        errors.append(f"tests/checker.py: {exc}")
 
     assert not errors, f"{path.name} ({sc['title']}):\n  " + "\n  ".join(errors)
 
