@@ -9,8 +9,8 @@ import geometry as g
 
 from .declaration import declare
 from .request import ChargeDecl
+from .resolution import assess
 from .rulesets import Ruleset, get_ruleset
-from .ruling import assess
 
 
 @dataclass(frozen=True)

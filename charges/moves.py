@@ -136,6 +136,8 @@ class FailedMove:
     distance_mm: float
     moved_mm: float
     stopped_by: str | None
+    #: ``turn`` about the centre (RULES.md 6), or ``wheel`` about a front corner (tow, whfb8).
+    kind: str = "turn"
 
 
 def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float],

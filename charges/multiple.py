@@ -29,7 +29,7 @@ from functools import partial
 import geometry as g
 
 from .request import ChargeDecl, Request
-from .ruling import Resolution, _apply_dice, _fail, _scene_with, assess
+from .resolution import Resolution, _fail, apply_dice, assess, scene_with
 from .search import (
     ChargeMove,
     SearchMemo,
@@ -84,7 +84,7 @@ def _placed_scene(scene: g.Scene, units: dict[str, g.Unit], placed: dict[ChargeD
                   ChargeMove | None], target: g.Unit) -> g.Scene:
     moved = {d.charger: units[d.charger].placed(m.final) for d, m in placed.items()
              if m is not None}
-    return _scene_with(scene, {**units, **moved, target.id: target})
+    return scene_with(scene, {**units, **moved, target.id: target})
 
 
 @dataclass
@@ -224,10 +224,11 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
 def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
                      units: dict[str, g.Unit]) -> list[Resolution]:
     target = units[group[0].target]
-    results = {d: assess(scene, units[d.charger], target, req.ruleset, d) for d in group}
+    results = {d: assess(scene, units[d.charger], target, req.ruleset, d,
+                         req.facing_roll.get(d.charger)) for d in group}
     if req.dice is not None:
         for d in group:
-            _apply_dice(results[d], req.dice[d.charger])
+            apply_dice(results[d], req.dice[d.charger])
     for d in group:
         if not results[d].declaration.declarable:
             results[d].outcome = "impossible"
@@ -264,7 +265,7 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
             results[d].chargers_in_contact = n
             results[d].multiple = summary
     # Those out of range, or left without room, make failed charge moves after the others.
-    after = _scene_with(scene, moved_units)
+    after = scene_with(scene, moved_units)
     for d in group:
         res = results[d]
         if req.dice is None or res.outcome in ("success", "impossible"):

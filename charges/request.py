@@ -3,7 +3,7 @@ field."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import geometry as g
@@ -24,6 +24,8 @@ class Request:
     scene: g.Scene
     charges: tuple[ChargeDecl, ...]
     dice: dict[str, tuple[int, ...]] | None
+    #: A D6 per charger deciding a contested facing (whfb8 2.1), when given.
+    facing_roll: dict[str, int] = field(default_factory=dict)
 
 
 def parse_request(data: Any) -> Request:
@@ -61,7 +63,25 @@ def parse_request(data: Any) -> Request:
             raise RequestError(f"{where}.charger: '{ch.id}' already declared a charge")
         decls.append(ChargeDecl(ch.id, tg.id))
     dice = _parse_dice(data.get("dice"), scene, decls, ruleset)
-    return Request(ruleset, scene, tuple(decls), dice)
+    return Request(ruleset, scene, tuple(decls), dice,
+                   _parse_facing_roll(data.get("facing_roll"), decls))
+
+
+def _parse_facing_roll(raw: Any, decls: list[ChargeDecl]) -> dict[str, int]:
+    """``facing_roll``: {charger id: a D6} for contested facings (whfb8 2.1)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise RequestError("facing_roll: must be an object mapping charger id to a D6")
+    chargers = {d.charger for d in decls}
+    out: dict[str, int] = {}
+    for uid, die in raw.items():
+        if uid not in chargers:
+            raise RequestError(f"facing_roll.{uid}: '{uid}' is not a declared charger")
+        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
+            raise RequestError(f"facing_roll.{uid}: must be a die, 1 to 6, got {die!r}")
+        out[uid] = die
+    return out
 
 
 def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset

@@ -937,10 +937,29 @@ def contact_counts_many(frame: FacingFrame, form: g.Formation, offsets: np.ndarr
     return ch, tg.sum(axis=1)
 
 
+def _default_group_key(charger_models: int, target_models: int) -> tuple[int, int]:
+    return (-(charger_models + target_models), -target_models)
+
+
+@dataclass(frozen=True)
+class MoveRules:
+    """What a ruleset changes in the search (RULES-editions.md 6): the ranking of end positions
+    by models (``group_key``: the ruleset's priority key for contact, best first) and, for a
+    search of a charger's front edge alone (tow's swept shape), the whole formation whose end
+    footprint must be clear (``end_form``)."""
+
+    group_key: Callable[[int, int], tuple] = _default_group_key
+    end_form: g.Formation | None = None
+
+
+T9A_MOVES = MoveRules()
+
+
 def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose,
-                  exclude: frozenset[tuple[int, int]] = frozenset()) -> list[Group]:
+                  exclude: frozenset[tuple[int, int]] = frozenset(),
+                  rules: MoveRules = T9A_MOVES) -> list[Group]:
     """The end offsets grouped by the models they put in contact (those in ``exclude`` not
-    counted: see contact_counts_many), best group first."""
+    counted: see contact_counts_many), best group first by the ruleset's key."""
     groups: dict[tuple[int, int], list[float]] = {}
     offs = offset_candidates(frame, form, tuple(straight_offsets(frame, form, start)))
     chs, tgs = contact_counts_many(frame, form, np.asarray(offs), exclude)
@@ -949,7 +968,7 @@ def group_offsets(frame: FacingFrame, form: g.Formation, start: g.Pose,
             continue  # no contact at all
         groups.setdefault((cm, tm), []).append(s)
     out = [Group(cm, tm, offs) for (cm, tm), offs in groups.items()]
-    out.sort(key=lambda gr: (-gr.models, -gr.target_models))
+    out.sort(key=lambda gr: rules.group_key(gr.charger_models, gr.target_models))
     return out
 
 
@@ -1022,16 +1041,18 @@ class SearchPlan:
 
     @staticmethod
     def key_of(charger: g.Unit, target: g.Unit, facing: g.FacingName,
-               exclude: frozenset[tuple[int, int]] = frozenset()) -> tuple:
+               exclude: frozenset[tuple[int, int]] = frozenset(),
+               rules: MoveRules = T9A_MOVES) -> tuple:
         return (charger.formation, charger.pose, target.formation, target.pose, facing,
-                exclude)
+                exclude, rules)
 
     @classmethod
     def of(cls, charger: g.Unit, target: g.Unit, facing: g.FacingName,
-           exclude: frozenset[tuple[int, int]] = frozenset()) -> SearchPlan:
+           exclude: frozenset[tuple[int, int]] = frozenset(),
+           rules: MoveRules = T9A_MOVES) -> SearchPlan:
         form, start = charger.formation, charger.pose
         frame = facing_frame(target.body, facing)
-        groups = group_offsets(frame, form, start, exclude)
+        groups = group_offsets(frame, form, start, exclude, rules)
         offsets = [s for grp in groups for s in grp.offsets]
         big = candidate_table(form, start, frame, offsets)
         offs = np.asarray(offsets, dtype=float)
@@ -1042,8 +1063,10 @@ class SearchPlan:
             np.zeros(0, dtype=int)
         row_gid = offs_gid[at]
         members = [np.flatnonzero(row_gid == j) for j in range(len(groups))]
-        return cls(cls.key_of(charger, target, facing, exclude), frame, groups, big, offs_gid,
-                   at, row_gid, members, _flush_corners(frame, form, offs),
+        # The end footprints: the whole formation's, when the search moves its front edge.
+        return cls(cls.key_of(charger, target, facing, exclude, rules), frame, groups, big,
+                   offs_gid, at, row_gid, members,
+                   _flush_corners(frame, rules.end_form or form, offs),
                    (*big.rank_keys(), row_gid), offs, form)
 
     @cached_property
@@ -1078,11 +1101,12 @@ class SearchMemo:
     end_blockers: tuple[World, np.ndarray] | None = None
 
     def plan_for(self, charger: g.Unit, target: g.Unit, facing: g.FacingName,
-                 exclude: frozenset[tuple[int, int]] = frozenset()) -> SearchPlan:
+                 exclude: frozenset[tuple[int, int]] = frozenset(),
+                 rules: MoveRules = T9A_MOVES) -> SearchPlan:
         """The search plan of this charge, built by the first search that asks."""
-        key = SearchPlan.key_of(charger, target, facing, exclude)
+        key = SearchPlan.key_of(charger, target, facing, exclude, rules)
         if self.plan is None or self.plan.key != key:
-            self.plan = SearchPlan.of(charger, target, facing, exclude)
+            self.plan = SearchPlan.of(charger, target, facing, exclude, rules)
         return self.plan
 
     def codes(self, ids: list[str]) -> np.ndarray:
@@ -1092,13 +1116,17 @@ class SearchMemo:
 
 def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                   target_world: TargetWorld = None, allow_target_turn: bool = True,
-                  memo: SearchMemo | None = None) -> tuple[ChargeMove | None, list[Rejected]]:
-    """The best legal charge move of ``charger`` into ``facing`` of ``target`` (RULES.md 4).
+                  memo: SearchMemo | None = None, rules: MoveRules = T9A_MOVES,
+                  max_length: float = math.inf) -> tuple[ChargeMove | None, list[Rejected]]:
+    """The best legal charge move of ``charger`` into ``facing`` of ``target`` (RULES.md 4),
+    by the ruleset's ``rules``, with a path no longer than ``max_length`` (mm; tow compares
+    the roll with the paid path).
 
     Returns the move (or None) and the better groups that were rejected, with reasons.
     """
     moves, rejected = search_moves(charger, target, facing, world, target_world,
-                                   allow_target_turn, 1, memo=memo)
+                                   allow_target_turn, 1, memo=memo, rules=rules,
+                                   max_length=max_length)
     return (moves[0] if moves else None), rejected
 
 
@@ -1160,13 +1188,16 @@ def moves_aside(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World,
     return out
 
 
-def shortest_move(charger: g.Unit, target: g.Unit, world: World, plan: SearchPlan
-                  ) -> ChargeMove | None:
+def shortest_move(charger: g.Unit, target: g.Unit, world: World, plan: SearchPlan,
+                  max_length: float = math.inf) -> ChargeMove | None:
     """The legal move with the shortest path, whatever the models in contact: with several
     chargers, a charger that goes straight in may leave the others what it would have
-    taken (multiple charges, RULES.md 8: the shortest paths break ties of models)."""
-    rows = np.arange(len(plan.big))
-    order = rows[np.lexsort(plan.big.rank_keys())]
+    taken (multiple charges, RULES.md 8: the shortest paths break ties of models); in tow,
+    the shortest paid path gives the roll needed (tow 1.3). Only end positions clear of
+    everything (the plan's end footprints) count."""
+    ends_clear = world.footprints(plan.end_corners, ignore_target=True) == CLEAR
+    rows = np.flatnonzero(ends_clear[plan.at] & (plan.big.length <= max_length + 1e-6))
+    order = rows[np.lexsort(plan.big.rank_keys(rows))]
     return _first_legal(charger, target, world, plan, order, [])
 
 
@@ -1183,7 +1214,8 @@ def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
 def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                  target_world: TargetWorld = None, allow_target_turn: bool = True,
                  k: int = 1, refine: bool = True, memo: SearchMemo | None = None,
-                 count: bool = True, exclude: frozenset[tuple[int, int]] = frozenset()
+                 count: bool = True, exclude: frozenset[tuple[int, int]] = frozenset(),
+                 rules: MoveRules = T9A_MOVES, max_length: float = math.inf
                  ) -> tuple[list[ChargeMove], list[Rejected]]:
     """Up to ``k`` legal charge moves, best first, each putting a different set of models in
     contact (alternatives for multiple charges, RULES.md 8). Target models in ``exclude``
@@ -1200,8 +1232,8 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     many small ones. Row verdicts do not depend on the chunking, so neither does the ruling."""
     form, start = charger.formation, charger.pose
     tbody = target.body
-    plan = memo.plan_for(charger, target, facing, exclude) if memo is not None else \
-        SearchPlan.of(charger, target, facing, exclude)
+    plan = memo.plan_for(charger, target, facing, exclude, rules) if memo is not None else \
+        SearchPlan.of(charger, target, facing, exclude, rules)
     frame, groups, big, offs_gid, at, row_gid, members = plan.frame, plan.groups, plan.big, \
         plan.offs_gid, plan.at, plan.row_gid, plan.members
     rejected: list[Rejected] = []
@@ -1229,9 +1261,17 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     still = (memo_by >= 0) & np.isin(memo_by, here)
     reasons: list[Counter] = [Counter() for _ in groups]
 
+    # A path longer than ``max_length`` is out of range (tow compares the roll with it).
+    fits = big.length <= max_length + 1e-6 if math.isfinite(max_length) else \
+        np.ones(len(big), dtype=bool)
+    if not fits.all():
+        for j, times in zip(*np.unique(row_gid[~fits], return_counts=True), strict=True):
+            reasons[int(j)]["every path there is longer than the charge range"] += int(times)
+
     def open_rows(rows: np.ndarray) -> np.ndarray:
-        """``rows`` whose end position is open and which no earlier search showed blocked."""
-        return rows[(ends_by[at[rows]] == CLEAR) & ~fixed[rows] & ~still[rows]]
+        """``rows`` whose end position is open, whose path is within range and which no
+        earlier search showed blocked."""
+        return rows[(ends_by[at[rows]] == CLEAR) & fits[rows] & ~fixed[rows] & ~still[rows]]
 
     def save_memo() -> None:
         if memo is not None:
@@ -1364,7 +1404,7 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     # Priority 2 fallback: the target turns about the contact point, as little as possible.
     # The rows the first pass has not judged get its stages without the align, all at once
     # (those whose first forward move is blocked are known without them).
-    test = np.flatnonzero(~known_bad & ~known_ok)
+    test = np.flatnonzero(~known_bad & ~known_ok & fits)
     test = test[big.d1[test] <= first_move(form, start, world).free]
     clear = path_prefilter(big.subset(test), form, start, tbody, world, with_align=False)
     keep = known_ok.copy()

@@ -12,13 +12,17 @@ would need them is ruled failed.)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import shapely
 
 import geometry as g
 
 from .search import (
+    T9A_MOVES,
     ChargeMove,
+    MoveRules,
     SearchMemo,
     SearchPlan,
     TargetWorld,
@@ -49,7 +53,8 @@ def touches_only_at_the_end(form: g.Formation, move: ChargeMove, enemy: shapely.
 
 def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                      target_world: TargetWorld, engaged: frozenset[str],
-                     memo: SearchMemo | None = None
+                     memo: SearchMemo | None = None, rules: MoveRules = T9A_MOVES,
+                     max_length: float = math.inf
                      ) -> tuple[ChargeMove | None, tuple[str, ...]]:
     """The best move touching exactly one other enemy at its end (module doc), and that
     enemy; (None, ()) when there is none. An enemy is searched only if some end position
@@ -67,7 +72,7 @@ def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, worl
     if not near:
         return None, ()
     plan = memo.plan if memo is not None and memo.plan is not None else \
-        SearchPlan.of(charger, target, facing)
+        SearchPlan.of(charger, target, facing, rules=rules)
     known = memo.end_blockers if memo is not None else None
     blocked_by = known[1] if known is not None and known[0] is world and \
         len(known[1]) == len(plan.end_corners) else \
@@ -82,7 +87,8 @@ def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, worl
                 == CLEAR).any():
             continue  # every end position it blocks is blocked by something else too
         moves, _ = search_moves(charger, target, facing, relaxed, target_world, k=TRIES,
-                                memo=SearchMemo(plan=plan))
+                                memo=SearchMemo(plan=plan), rules=rules,
+                                max_length=max_length)
         for m in moves:
             if touches_only_at_the_end(form, m, o.polygon):
                 if best is None or m.key() < best[0]:

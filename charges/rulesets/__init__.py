@@ -19,7 +19,7 @@ REGISTRY: dict[str, Any] = {}
 #: Other names a ruleset answers to (``mpbs-6`` for ``mpbs``, HEX.md 14) -> its name.
 ALIASES: dict[str, str] = {}
 #: Presets of RULES-editions.md not implemented yet: asking for one is a clear error.
-PLANNED: tuple[str, ...] = ("t9a-2", "t9a-3", "tow", "whfb8")
+PLANNED: tuple[str, ...] = ("t9a-2", "t9a-3")
 
 
 def register(ruleset: Any) -> Any:
@@ -51,10 +51,10 @@ def get_ruleset(name: object, kind: str = "charge") -> Any:
     raise RequestError(f"ruleset: unknown ruleset '{name}'; available: {names}")
 
 
-from . import lb, mpbs, t9a1  # noqa: E402  (register themselves)
+from . import lb, mpbs, t9a1, tow, whfb8  # noqa: E402  (register themselves)
 
 #: The charge rulesets by name (kept for callers of the earlier flat module).
 RULESETS: dict[str, Ruleset] = {r.name: r for r in implemented("charge")}
 
 __all__ = ["Ruleset", "REGISTRY", "RULESETS", "PLANNED", "register", "implemented",
-           "get_ruleset", "t9a1", "mpbs", "lb", "ALIASES"]
+           "get_ruleset", "t9a1", "tow", "whfb8", "mpbs", "lb", "ALIASES"]

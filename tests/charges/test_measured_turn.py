@@ -15,7 +15,7 @@ import pytest
 import charges
 from charges import search as S
 from charges.request import parse_request
-from charges.ruling import assess
+from charges.resolution import assess
 from charges.shortest import slot_of
 from charges.world import World
 

@@ -15,7 +15,7 @@ import geometry as g
 from charges import search as S
 from charges import shortest as SH
 from charges.request import parse_request
-from charges.ruling import assess
+from charges.resolution import assess
 from tests.charges.random_charges import random_facings
 
 CASES = Path(__file__).resolve().parent / "cases"
