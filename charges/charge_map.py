@@ -49,7 +49,7 @@ def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
             if e.side == u.side or not front.intersects(e.body.polygon):
                 continue
             if check_moves:
-                res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id))
+                res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id), provisional_facing=True)
                 d, needed, chance = res.declaration, res.needed, res.odds
                 legal: bool | None = res.move is not None
                 models = res.move.models if res.move is not None else None

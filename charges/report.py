@@ -173,7 +173,8 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
     if rs.target_aligns_flag:
         out[rs.target_aligns_flag] = bool(res.flags.get(rs.target_aligns_flag, False))
     if res.outcome == "caught_fleeing":
-        out["reform_allowed"] = bool(res.flags.get("reform_allowed", False))
+        # RULES.md 7, tow 1.7, whfb8 2.7: the charger may test to reform.
+        out["reform_allowed"] = True
     if rs.range_measure == "paid_path" and res.move is not None:
         # tow 1.3: the roll is compared with the paid path (the closing align is free).
         out["paid_path_mm"] = round(res.move.length_mm, 3)

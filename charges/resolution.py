@@ -156,11 +156,14 @@ def _fleeing_move(scene: g.Scene, charger: g.Unit, target: g.Unit, world: World,
 
 
 def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
-           decl: ChargeDecl, facing_roll: int | None = None) -> Resolution:
+           decl: ChargeDecl, facing_roll: int | None = None,
+           provisional_facing: bool = False) -> Resolution:
     """Declaration, facing, odds and the best move, before any dice (RULES.md 1-5, 7; and the
-    ruleset's hooks: a paid path's roll needed, a declaration that needs room)."""
+    ruleset's hooks: a paid path's roll needed, a declaration that needs room). A contested
+    facing needs its roll, unless ``provisional_facing`` (a charge map) takes the provisional
+    one."""
     d = declare(scene, charger, target, ruleset, facing_roll=facing_roll)
-    if d.decision is not None:
+    if d.decision is not None and not provisional_facing:
         ruleset.check_facing_roll(d.decision, facing_roll, charger.id, target.id)
     rule = ruleset.dice_for(charger)
     adv = charger.advance_in or 0.0
@@ -272,8 +275,6 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
         return
     if res.move is not None:
         res.outcome = "caught_fleeing" if res.target.state == "fleeing" else "success"
-        if res.outcome == "caught_fleeing" and ruleset.fleeing_aligns:
-            res.flags["reform_allowed"] = True
         if res.move.target_final is not None and ruleset.target_aligns_flag:
             res.flags[ruleset.target_aligns_flag] = True
         return

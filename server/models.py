@@ -224,6 +224,10 @@ class RulingRequest(BaseModel):
     dice: Dice | None = Field(default=None, description="Dice rolled per charger, e.g. "
                                                         '{"knights": [3, 5]}',
                               examples=[{"knights": [3, 5]}])
+    facing_roll: dict[str, Die] | None = Field(
+        default=None, description="A D6 per charger deciding a contested facing (whfb8: no "
+        "clear majority of front-rank models; 1-3 the earlier arc of front, flank, rear, 4-6 "
+        "the later)", examples=[{"knights": 4}])
 
 
 class Contact(_Open):
@@ -339,9 +343,27 @@ class Odds(_Open):
     at_least: dict[str, Number] = Field(description="Chance of rolling at least each total")
 
 
+class DiceInfo(_Open):
+    """How a ruleset's charge roll is made: ``dice`` D6 rolled; of the first ``dice - extra``
+    the best ``keep`` are summed and the last ``extra`` added whole."""
+
+    name: str
+    dice: int
+    keep: int
+    extra: int = 0
+    min_total: int
+    max_total: int
+
+
 class RulesetInfo(_Open):
     name: str
     title: str
+    dice: DiceInfo | None = None
+    dice_swiftstride: DiceInfo | None = None
+    range_measure: str | None = Field(default=None, description="What the roll is compared "
+                                      "with: closest (distance) or paid_path")
+    swept: str | None = Field(default=None, description="What a charge sweeps: boundary or "
+                              "front_edge")
 
 
 class RulesetList(BaseModel):

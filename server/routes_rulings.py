@@ -46,5 +46,4 @@ async def get_odds(
 @router.get("/api/rulesets", response_model=m.RulesetList, responses=refusals(),
             summary="The rulesets this server can rule with")
 async def rulesets() -> Any:
-    return {"rulesets": [{"name": r.name, "title": r.title}
-                         for r in charges.RULESETS.values()], "default": "t9a-1"}
+    return {"rulesets": [r.to_json() for r in charges.RULESETS.values()], "default": "t9a-1"}

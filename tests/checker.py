@@ -31,7 +31,37 @@ POSE_TOL_DEG = 0.001
 #: Rulings round poses to 1e-4 mm and 1e-5 degrees; shares to 4 decimals.
 SHARE_TOL = 2e-3
 EPS = g.EPS_MM
-MOVED = ("success", "caught_fleeing", "special", "failed")
+MOVED = ("success", "caught_fleeing", "special", "failed", "target_escaped")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the checker asks of the ruleset (DESIGN.md, Rulesets): what is swept, what the
+    roll is compared with, how the facing is found, how far a failed move ends from enemies.
+    It asks only these data; every check is its own."""
+
+    name: str
+    swept: str
+    range_measure: str
+    facing_rule: str
+    failed_gap_mm: float
+    gap_from_enemies_only: bool
+
+    @classmethod
+    def of(cls, name: str) -> Rules:
+        import charges
+
+        r = charges.get_ruleset(name)
+        return cls(r.name, r.swept, r.range_measure, r.facing_rule, r.failed_gap_mm,
+                   r.gap_from_enemies_only)
+
+    def swept_area(self, step: g.Step, form: g.Formation, pose: g.Pose) -> Polygon:
+        """The area a step sweeps: the whole boundary, or the front edge (a strip of the
+        whole frontage, a hair deep, on the front edge)."""
+        if self.swept != "front_edge" or isinstance(step, g.Turn):
+            return step.swept(form, pose)
+        strip = g.Formation.full((form.base_w, 0.2), form.files, 1)
+        return step.swept(strip, g.forward(pose, (form.depth - 0.2) / 2))
 
 
 @dataclass(frozen=True)
@@ -85,6 +115,23 @@ def charged_side(target_form: g.Formation, target_pose: g.Pose, charger_poly: Po
     return shares, (flanks or near)
 
 
+def front_rank_sides(cform: g.Formation, cpose: g.Pose, tform: g.Formation, tpose: g.Pose
+                     ) -> set[str]:
+    """The arcs holding the most of the charger's front-rank model base centres (tow 1.1,
+    whfb8 2.1; a centre on a ray counts half to each), counted here over the model bases."""
+    arcs = g.arc_polygons(tform, tpose)
+    counts = {k: 0.0 for k in g.FACINGS}
+    for rank, _, base in g.model_bases(cform, cpose):
+        if rank != 0:
+            continue
+        c = base.centroid
+        inside = [k for k in g.FACINGS if arcs[k].distance(c) < 1e-6]
+        for k in inside:
+            counts[k] += 1 / len(inside)
+    best = max(counts.values())
+    return {k for k, v in counts.items() if abs(v - best) < 1e-6}
+
+
 def _category(side: str) -> str:
     return "flank" if side in ("left", "right") else side
 
@@ -126,8 +173,9 @@ def _reformed(u: _U, step: g.Step) -> _U:
 class _Trial:
     """One attempt at replaying a group of charges in a given order."""
 
-    def __init__(self, scene: g.Scene, world: dict[str, _U]) -> None:
+    def __init__(self, scene: g.Scene, world: dict[str, _U], rules: Rules) -> None:
         self.scene = scene
+        self.rules = rules
         self.world = dict(world)
         self.group_start = dict(world)
         self.errors: list[str] = []
@@ -210,7 +258,8 @@ class _Trial:
             if not _close(after, claimed):
                 self.err(sw, f"replays to {_pose_str(after)} but the ruling says "
                          f"{_pose_str(claimed)}")
-            area = step.swept(nu.form, u.pose)
+            area = self.rules.swept_area(step, nu.form, u.pose) if uid == cid else \
+                step.swept(nu.form, u.pose)
             touch = may_touch
             if uid == cid and secondary and may_touch is not None:
                 end_poly = g.boundary(nu.form, after)
@@ -221,6 +270,10 @@ class _Trial:
             local[uid] = replace(nu, pose=after)
         final_claim = entry.get("final")
         end = local[cid].pose
+        if self.rules.swept == "front_edge" and entry.get("path"):
+            # Only the front edge was swept: the whole footprint must fit where it ends.
+            self.check_area(f"{where} final footprint", cid, local[cid].poly,
+                            may_touch if has_move else None)
         if final_claim is None:
             self.err(where, "has no final pose")
         elif not _close(g.Pose.from_json(final_claim), end):
@@ -258,6 +311,8 @@ class _Trial:
             return
         if outcome == "impossible":
             self.err(where, "outcome 'impossible' for a declarable charge")
+        if outcome in ("success", "caught_fleeing") and e.get("range_in") is not None:
+            self.check_range(where, e, before)
         tgt_fleeing = self.group_start[tid].state == "fleeing"
         if outcome == "success" or (outcome is None and e.get("priorities") is not None):
             self.check_contact(where, e, local, ch, local[tid], before[tid])
@@ -266,7 +321,8 @@ class _Trial:
                 self.err(where, "caught_fleeing but the target was not fleeing")
             if not g.touching(ch.poly, local[tid].poly):
                 self.err(where, "caught_fleeing but the charger does not reach the target")
-        elif outcome == "failed":
+        elif outcome in ("failed", "target_escaped"):
+            self.check_gap(where, local, before, ch)
             for u in [v for v in local.values() if v.id != cid and v.state != "destroyed"]:
                 if g.touching(ch.poly, u.poly):
                     self.err(where, f"failed charge ends touching unit '{u.id}' (gap "
@@ -286,6 +342,9 @@ class _Trial:
                      f"{_pose_str(tg.pose)}")
         t0 = self.group_start[tg.id]
         shares, sides = charged_side(t0.form, t0.pose, self.group_start[ch.id].poly)
+        if self.rules.facing_rule == "front_rank_models":
+            c0 = self.group_start[ch.id]
+            sides = front_rank_sides(c0.form, c0.pose, t0.form, t0.pose)
         claimed = e.get("arc_shares") or {}
         for k, v in shares.items():
             if k in claimed and abs(claimed[k] - v) > SHARE_TOL:
@@ -333,6 +392,47 @@ class _Trial:
             self.err(where, f"priorities.other_enemies is {pr.get('other_enemies')} but "
                      f"{len(secondary)} other enemies are listed in secondary_targets")
 
+    def check_range(self, where: str, e: dict, before: dict[str, _U]) -> None:
+        """A success needs the roll to cover the closest distance (RULES.md 3) or, where the
+        ruleset compares the roll with the path, the paid path: the forward moves and each
+        wheel's outer corner arc, W x theta, before contact (tow 1.3; the align is free)."""
+        reach = float(e["range_in"]) * 25.4
+        ch = before[e["charger"]]
+        if self.rules.range_measure == "paid_path":
+            paid = sum(abs(sj.get("distance_mm", 0.0)) if sj.get("kind") == "forward" else
+                       ch.form.width * math.radians(abs(sj.get("angle_deg", 0.0)))
+                       if sj.get("kind") == "wheel" else 0.0 for sj in e.get("path") or [])
+            if paid > reach + 0.01:
+                self.err(where, f"the paid path is {paid:.3f} mm, beyond the roll's "
+                         f"{reach:.3f} mm")
+            if "paid_path_mm" in e and abs(e["paid_path_mm"] - paid) > 0.01:
+                self.err(where, f"paid_path_mm is {e['paid_path_mm']} but the path pays "
+                         f"{paid:.3f} mm")
+        else:
+            dist = ch.poly.distance(before[e["target"]].poly)
+            if dist > reach + 0.01:
+                self.err(where, f"the target is {dist:.3f} mm away, beyond the roll's "
+                         f"{reach:.3f} mm")
+
+    def check_gap(self, where: str, local: dict[str, _U], before: dict[str, _U],
+                  ch: _U) -> None:
+        """A failed move that must end a distance from others (tow 1.6: 1" from enemies;
+        whfb8 2.6: from units and impassable terrain) does, unless it started closer."""
+        gap = self.rules.failed_gap_mm
+        if gap <= 0:
+            return
+        start = before[ch.id].poly
+        others = [u for u in local.values() if u.id != ch.id and u.state != "destroyed" and
+                  (u.side != ch.side or not self.rules.gap_from_enemies_only)]
+        shapes = [(u.id, u.poly) for u in others]
+        if not self.rules.gap_from_enemies_only:
+            shapes += [(t.id, t.shape) for t in self.terrain]
+        for uid, poly in shapes:
+            d = ch.poly.distance(poly)
+            if d < gap - 0.01 and start.distance(poly) >= gap - 0.01:
+                self.err(where, f"the failed move ends {d:.2f} mm from '{uid}', closer than "
+                         f"{gap:.1f} mm")
+
     def check_special(self, where: str, e: dict, local: dict[str, _U], ch: _U) -> None:
         cu = e.get("charged_unit")
         if cu not in local:
@@ -375,6 +475,7 @@ def _groups(entries: list[dict]) -> list[list[int]]:
 def check_ruling(request: dict, ruling: dict) -> None:
     """Raise AssertionError naming every way ``ruling`` breaks RULES.md / DESIGN.md."""
     scene = g.load_scene(request["scene"])
+    rules = Rules.of(request.get("ruleset", "t9a-1"))
     entries = ruling.get("charges")
     asked = request.get("charges") or []
     problems: list[str] = []
@@ -392,7 +493,7 @@ def check_ruling(request: dict, ruling: dict) -> None:
         first: _Trial | None = None
         chosen: _Trial | None = None
         for order in orders:
-            trial = _Trial(scene, world)
+            trial = _Trial(scene, world, rules)
             for i in order:
                 trial.run_entry(i, entries[i], apply=len(group) > 1)
             first = first or trial

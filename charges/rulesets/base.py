@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+import numpy as np
 import shapely
 
 import geometry as g
@@ -71,6 +72,9 @@ class Ruleset:
     priorities: tuple[str, ...] = ("other_enemies", "target_turned", "chargers_in_contact",
                                    "models_in_contact")
     kind: str = "charge"
+    #: How the charged facing is found: by the arc holding most of the charger's area
+    #: (RULES.md 1) or by its front-rank models' base centres (tow 1.1, whfb8 2.1).
+    facing_rule: Literal["area", "front_rank_models"] = "area"
     #: What the charge roll is compared with: the closest distance between the boundaries
     #: (RULES.md 3) or the paid path (tow 1.3).
     range_measure: Literal["closest", "paid_path"] = "closest"
@@ -188,12 +192,12 @@ def front_rank_counts(charger: g.Unit, target: g.Unit) -> dict[str, float]:
     a model is in the arc holding its base centre; a centre exactly on a ray counts half to
     each arc)."""
     arcs = target.body.arcs
-    counts = {name: 0.0 for name in g.FACINGS}
     form, pose = charger.formation, charger.pose
+    centres = []
     for file in range(form.files):
         u0, u1, v0, v1 = form.base_local(0, file)
-        centre = shapely.Point(pose.to_world((u0 + u1) / 2, (v0 + v1) / 2))
-        inside = [name for name in g.FACINGS if shapely.dwithin(arcs[name], centre, 1e-7)]
-        for name in inside:
-            counts[name] += 1.0 / len(inside)
-    return counts
+        centres.append(pose.to_world((u0 + u1) / 2, (v0 + v1) / 2))
+    inside = shapely.dwithin(np.array([arcs[n] for n in g.FACINGS])[:, None],
+                             shapely.points(np.asarray(centres))[None, :], 1e-7)  # (4, files)
+    share = inside / np.maximum(inside.sum(axis=0), 1)[None, :]
+    return {name: float(v) for name, v in zip(g.FACINGS, share.sum(axis=1), strict=True)}

@@ -87,7 +87,8 @@ TOW = register(OldWorld(
     "tow", "Warhammer: The Old World",
     priorities=("undeclared_enemies", "within_range", "models_in_contact", "charger_models",
                 "path"),
-    range_measure="paid_path", swept="front_edge", special_charge=False, requires_room=True,
+    facing_rule="front_rank_models", range_measure="paid_path", swept="front_edge",
+    special_charge=False, requires_room=True,
     column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
     failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, words=TOW_WORDS,
     roll_word="Charge roll"))

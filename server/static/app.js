@@ -25,6 +25,7 @@ const state = {
   preview: null,        // ruling without dice (the odds)
   detectSeq: 0,
   oddsSeq: 0,
+  rulesets: {},         // name -> GET /api/rulesets entry (title, dice, dice_swiftstride)
   historyBefore: null,
 };
 
@@ -456,11 +457,12 @@ async function previewOdds() {
 }
 
 function diceCount(charge) {
-  // The ruling says how the roll is made where the engine reports it; otherwise the unit's
-  // swiftstride decides between 2D6 and the best two of 3D6 (Charge Range).
-  const m = /(\d+)\s*D6/i.exec(charge.dice_rule || "");
-  if (m) return Number(m[1]);
+  // How many dice the roll takes, from the ruleset the server describes (GET /api/rulesets):
+  // its roll, or its Swiftstride roll for a unit with Swiftstride.
+  const rs = state.rulesets[$("ruleset-select").value];
   const u = state.scene.units.find((x) => x.id === charge.charger);
+  const roll = rs && (u && u.swiftstride ? rs.dice_swiftstride : rs.dice);
+  if (roll && roll.dice) return roll.dice;
   return u && u.swiftstride ? 3 : 2;
 }
 
@@ -485,7 +487,8 @@ function renderOdds(ruling) {
       el("label", { for: id, text: `${c.charger}: ${c.dice_rule || `${n}D6`}` }),
       el("input", {
         type: "text", id, "data-testid": id, "data-charger": c.charger, "data-count": n,
-        inputmode: "numeric", autocomplete: "off", placeholder: n === 3 ? "e.g. 2 5 4" : "e.g. 3 5",
+        inputmode: "numeric", autocomplete: "off",
+        placeholder: ["e.g. 4", "e.g. 3 5", "e.g. 2 5 4"][Math.min(n, 3) - 1] || "e.g. 3 5",
         "aria-label": `Dice rolled for ${c.charger}, ${n} numbers from 1 to 6`,
       })));
   }
@@ -663,6 +666,7 @@ async function loadRulesets() {
   try {
     const { rulesets, default: fallback } = await api("/api/rulesets");
     if (!rulesets.length) return;
+    state.rulesets = Object.fromEntries(rulesets.map((r) => [r.name, r]));
     const select = $("ruleset-select");
     const current = select.value;
     select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name, text: `${r.title} (${r.name})` })));

@@ -159,13 +159,13 @@ def test_charges_on_two_targets_pass(scene):
     assert [c["outcome"] for c in ruling["charges"]] == ["success", "success"]
 
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / "t9a-1"
 
 
 def test_multiple_charge_rulings_pass_and_their_combined_count_is_checked():
     """Two chargers against one target (RULES.md 8): the ruling passes the checker, which
     recounts the combined models by brute force, and a wrong combined count is caught."""
-    request = json.loads((SCENARIOS / "47_multiple_side_by_side_counts_once.json").read_text()
+    request = json.loads((SCENARIOS / "51_multiple_side_by_side_counts_once.json").read_text()
                          )["request"]
     ruling = rule_and_check(request)
     assert [c["outcome"] for c in ruling["charges"]] == ["success", "success"]

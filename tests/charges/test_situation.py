@@ -9,7 +9,7 @@ from pathlib import Path
 import charges
 import geometry as g
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / "t9a-1"
 
 
 def test_situation_and_ruling_agree_on_an_exact_tie():

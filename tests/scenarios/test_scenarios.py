@@ -1,7 +1,7 @@
 """The scenario suite (issue 3): one JSON file per situation, each with the rule it shows, the hand
 arithmetic behind every expected number, the request and the expected subset of the ruling.
 
-File format (``tests/scenarios/NN_name.json``)::
+File format (``tests/scenarios/<ruleset>/NN_name.json``, the request's ruleset the folder's)::
 
     {"title": ..., "rule": ..., "arithmetic": ..., "request": {ruleset, scene, charges, dice?},
      "expect": {"charges": [...], "units": {id: {...}}, "explanation_contains": [...]},
@@ -35,7 +35,10 @@ import pytest
 import charges
 
 HERE = Path(__file__).parent
-FILES = sorted(HERE.glob("*.json"))
+#: The charge rulesets' folders (tests/scenarios/<ruleset>/); the hex rulesets' folders have
+#: their own runner (tests/hex/test_scenarios_hex.py).
+HEX_FOLDERS = {"mpbs", "lb"}
+FILES = sorted(p for p in HERE.glob("*/*.json") if p.parent.name not in HEX_FOLDERS)
 
 DEFAULT_TOL = {"mm": 0.01, "in": 0.001, "odds": 1e-6, "share": 1e-4, "deg": 0.001}
 ANGLE_KEYS = {"facing"}
@@ -207,7 +210,7 @@ def _final_boxes(request: dict, ruling: dict):
     return out
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_scenario(path: Path) -> None:
     sc = _load(path)
     for key in ("title", "rule", "arithmetic", "request"):
@@ -275,4 +278,11 @@ def test_scenario(path: Path) -> None:
 
 
 def test_at_least_thirty_scenarios() -> None:
-    assert len(FILES) >= 30
+    assert len([p for p in FILES if p.parent.name == "t9a-1"]) >= 30
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
+def test_scenario_is_in_its_rulesets_folder(path: Path) -> None:
+    data = json.loads(path.read_text())
+    if "expect_error" not in data:  # a refused request may name any ruleset
+        assert data["request"].get("ruleset", "t9a-1") == path.parent.name
