@@ -46,6 +46,7 @@ class Rules:
     facing_rule: str
     failed_gap_mm: float
     gap_from_enemies_only: bool
+    column_cannot_charge: bool
 
     @classmethod
     def of(cls, name: str) -> Rules:
@@ -53,7 +54,13 @@ class Rules:
 
         r = charges.get_ruleset(name)
         return cls(r.name, r.swept, r.range_measure, r.facing_rule, r.failed_gap_mm,
-                   r.gap_from_enemies_only)
+                   r.gap_from_enemies_only, r.column_cannot_charge)
+
+    def max_roll(self, unit: g.Unit) -> int:
+        """The largest total the unit's charge roll can give (the ruleset's dice)."""
+        import charges
+
+        return charges.get_ruleset(self.name).dice_for(unit).max_total
 
     def swept_area(self, step: g.Step, form: g.Formation, pose: g.Pose) -> Polygon:
         """The area a step sweeps: the whole boundary, or the front edge (a strip of the
