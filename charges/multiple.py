@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import geometry as g
@@ -31,7 +31,9 @@ import geometry as g
 from .request import ChargeDecl, Request
 from .resolution import Resolution, _fail, apply_dice, assess, scene_with
 from .search import (
+    T9A_MOVES,
     ChargeMove,
+    MoveRules,
     SearchMemo,
     SearchPlan,
     moves_aside,
@@ -100,6 +102,10 @@ class _Search:
     plans: dict[tuple, SearchPlan]
     #: Each charger's closest distance to the target: no charge path is shorter.
     distance: dict[ChargeDecl, float]
+    #: The ruleset's ranking of contacts, and each charger's longest path where the roll is
+    #: compared with the path (tow 1.3; inf otherwise).
+    rules: MoveRules = T9A_MOVES
+    reach: dict[ChargeDecl, float] = field(default_factory=dict)
 
     def moves(self, decl: ChargeDecl, depth: int, last: bool, placed: dict, target: g.Unit,
               touched: frozenset[tuple[int, int]]
@@ -112,12 +118,13 @@ class _Search:
         target_world = partial(World.for_unit, current, target,
                                ignore=frozenset({charger.id}))
         facing = self.facings[decl]
-        key = SearchPlan.key_of(charger, target, facing, touched)  # type: ignore[arg-type]
+        key = SearchPlan.key_of(charger, target, facing, touched, self.rules)  # type: ignore[arg-type]
         memo = SearchMemo(plan=self.plans.get(key))
         k = 1 if last else ALTERNATIVES[min(depth, len(ALTERNATIVES) - 1)]
         moves, _ = search_moves(charger, target, facing, world, target_world,  # type: ignore[arg-type]
                                 allow_target_turn=depth == 0, k=k, refine=False,
-                                exclude=touched, memo=memo)
+                                exclude=touched, memo=memo, rules=self.rules,
+                                max_length=self.reach.get(decl, math.inf))
         if memo.plan is not None:
             self.plans[key] = memo.plan
         plan = memo.plan
@@ -190,9 +197,11 @@ class _Search:
 
 
 def _best_plan(scene: g.Scene, movers: list[ChargeDecl], facings: dict[ChargeDecl, str],
-               units: dict[str, g.Unit], distance: dict[ChargeDecl, float]) -> Plan | None:
+               units: dict[str, g.Unit], distance: dict[ChargeDecl, float],
+               rules: MoveRules = T9A_MOVES, reach: dict[ChargeDecl, float] | None = None
+               ) -> Plan | None:
     """The best plan over every order of the movers."""
-    search = _Search(scene, facings, units, len(movers) > 1, {}, distance)
+    search = _Search(scene, facings, units, len(movers) > 1, {}, distance, rules, reach or {})
     best: Plan | None = None
     for order in itertools.permutations(movers):
         plan = search.best(order)
@@ -235,8 +244,13 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
     movers = [d for d in group if results[d].declaration.declarable
               and (req.dice is None or results[d].in_range)]
     facings = {d: results[d].declaration.facing for d in group}
+    rs = req.ruleset
+    reach = {d: g.in_to_mm(r.range_in if r.range_in is not None else
+                           (r.charger.advance_in or 0.0) + r.dice_rule.max_total)
+             for d, r in results.items()} if rs.range_measure == "paid_path" else {}
     best = _best_plan(scene, movers, facings, units,
-                      {d: results[d].declaration.distance.distance_mm for d in group})
+                      {d: results[d].declaration.distance.distance_mm for d in group},
+                      MoveRules(rs.group_key), reach)
     moved_units = dict(units)
     if best is not None:
         best = _polished(scene, best, units, target)
