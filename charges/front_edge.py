@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import geometry as g
 
-from .search import ChargeMove
+from .charge_move import ChargeMove
 
 #: The depth (mm) of the strip that stands for the front edge: far below any base, far above
 #: the tolerance.

@@ -28,19 +28,13 @@ from functools import partial
 
 import geometry as g
 
+from .charge_move import ChargeMove
+from .facing_frame import T9A_MOVES, MoveRules
+from .plan import SearchMemo, SearchPlan
+from .refine import polish_move
 from .request import ChargeDecl, Request
 from .resolution import Resolution, _fail, apply_dice, assess, scene_with
-from .search import (
-    T9A_MOVES,
-    ChargeMove,
-    MoveRules,
-    SearchMemo,
-    SearchPlan,
-    moves_aside,
-    polish_move,
-    search_moves,
-    shortest_move,
-)
+from .search import moves_aside, search_moves, shortest_move
 from .world import World
 
 #: Alternatives offered per charger, by its place in the order: wide at the top, where a

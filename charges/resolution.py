@@ -10,23 +10,18 @@ from typing import Any
 
 import geometry as g
 
+from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
 from .dice import DiceRule
+from .facing_frame import MoveRules
 from .failed_wheel import failed_wheel_move
 from .fleeing import search_fleeing
 from .front_edge import strip_of, unit_move
 from .moves import FailedMove, failed_charge_move
+from .plan import SearchMemo, SearchPlan
 from .request import ChargeDecl
 from .rulesets import Ruleset
-from .search import (
-    ChargeMove,
-    MoveRules,
-    Rejected,
-    SearchMemo,
-    SearchPlan,
-    search_charge,
-    shortest_move,
-)
+from .search import search_charge, shortest_move
 from .secondary import search_secondary
 from .special import Placement, SpecialPlan, plan_special, reform_placement
 from .world import World

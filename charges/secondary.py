@@ -19,17 +19,10 @@ import shapely
 
 import geometry as g
 
-from .search import (
-    T9A_MOVES,
-    ChargeMove,
-    MoveRules,
-    SearchMemo,
-    SearchPlan,
-    TargetWorld,
-    _flush_corners,
-    facing_frame,
-    search_moves,
-)
+from .charge_move import ChargeMove
+from .facing_frame import T9A_MOVES, MoveRules, _flush_corners, facing_frame
+from .plan import SearchMemo, SearchPlan
+from .search import TargetWorld, search_moves
 from .world import CLEAR, World
 
 #: Moves tried per enemy: the best ones may touch it on the way, not only at the end.

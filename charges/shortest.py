@@ -88,7 +88,8 @@ def distances(form: g.Formation, start: g.Pose, frame: object, slot: int, s: np.
     """d1, d2 and whether the path exists (both >= 0, wheel within 90 degrees, the align on
     its own side) for end offsets ``s`` and wheels ``theta`` (broadcast together), by the same
     closed form as the candidate table (search._path_distances)."""
-    from .search import _flush_centres, _forward_solution, _path_distances, _wrap
+    from .candidates import _forward_solution, _path_distances, _wrap
+    from .facing_frame import _flush_centres
 
     s, theta = np.broadcast_arrays(np.asarray(s, dtype=float), np.asarray(theta, dtype=float))
     shape = s.shape
@@ -168,7 +169,8 @@ def _raw(form: g.Formation, start: g.Pose, frame: object, slot: np.ndarray, s: n
     can make a path at all (a wheel of at most 90 degrees, the align turning the slot's way,
     a real wheel: with none the system is singular). A flush arrival wheels exactly to the
     final facing, whatever ``theta`` says."""
-    from .search import _angle_terms, _flush_centres, _path_distances, _wrap
+    from .candidates import _angle_terms, _path_distances, _wrap
+    from .facing_frame import _flush_centres
 
     base = g.normalize_deg(frame.facing_deg - start.facing)  # type: ignore[attr-defined]
     fx, fy = _flush_centres(frame, form, s)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from shapely.geometry.base import BaseGeometry
 import geometry as g
 
 if TYPE_CHECKING:
-    from .search import FirstMove
+    from .first_pass import FirstMove
 
 #: ``secondary``: an enemy the charge may touch at its end but not overlap, because no move
 #: avoids it (RULES.md 4, unavoidable contact).

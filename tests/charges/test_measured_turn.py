@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import charges
-from charges import search as S
 from charges.request import parse_request
 from charges.resolution import assess
 from charges.shortest import slot_of
 from charges.world import World
+from tests.charges import engine as S
 
 CASES = json.loads((Path(__file__).parent / "cases" / "target_turns.json").read_text())
 

@@ -12,10 +12,10 @@ import numpy as np
 
 import charges
 import geometry as g
-from charges import search as S
 from charges import shortest as SH
 from charges.request import parse_request
 from charges.resolution import assess
+from tests.charges import engine as S
 from tests.charges.random_charges import random_facings
 
 CASES = Path(__file__).resolve().parent / "cases"
