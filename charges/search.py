@@ -136,222 +136,293 @@ def search_moves(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: W
     """Up to ``k`` legal charge moves, best first, each putting a different set of models in
     contact (alternatives for multiple charges, RULES.md 8). Target models in ``exclude``
     (already touched by another charger) do not count towards a move's rank, as a model
-    counts once however many enemies it touches (RULES.md 4). ``memo`` skips the rows an earlier
-    search found blocked for good and records this search's (SearchMemo). ``count=False``
-    leaves the models in contact uncounted (zero), for callers that only ask whether a move
-    exists.
+    counts once however many enemies it touches (RULES.md 4). ``memo`` skips the rows an
+    earlier search found blocked for good and records this search's (SearchMemo).
+    ``count=False`` leaves the models in contact uncounted (zero), for callers that only ask
+    whether a move exists. ``rules``: the ruleset's (MoveRules); ``max_length``: the longest
+    path allowed (tow compares the roll with the path). The steps are :class:`MoveSearch`'s."""
+    return MoveSearch(charger, target, facing, world, target_world, allow_target_turn, k,
+                      refine, memo, count, exclude, rules, max_length).run()
 
-    The groups of end positions are searched best first, each in its own row order (module
-    doc, step 3). Their candidates are built as one table and tested as one sequence (the
-    groups' rows one after another), in growing chunks: a search that ends early tests few
-    rows, and one that proves no move exists makes a few large vectorised calls instead of
-    many small ones. Row verdicts do not depend on the chunking, so neither does the ruling."""
-    form, start = charger.formation, charger.pose
-    tbody = target.body
-    plan = memo.plan_for(charger, target, facing, exclude, rules) if memo is not None else \
-        SearchPlan.of(charger, target, facing, exclude, rules)
-    frame, groups, big, offs_gid, at, row_gid, members = plan.frame, plan.groups, plan.big, \
-        plan.offs_gid, plan.at, plan.row_gid, plan.members
-    rejected: list[Rejected] = []
-    found: list[ChargeMove] = []
-    # What blocks each end position: the first group's now, the others' only if the search
-    # goes past the first row of the first group (below).
-    n0 = len(groups[0].offsets) if groups else 0
-    ends_by = np.full(len(plan.end_corners), CLEAR, dtype=int)
-    ends_by[:n0] = world.footprints(plan.end_corners[:n0], ignore_target=True)
-    known_bad = np.zeros(len(big), dtype=bool)  # the row's path is certainly blocked
-    known_ok = np.zeros(len(big), dtype=bool)  # the row's path passed every first-pass stage
-    fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking only enemies
-    # The memo's codes of this world's obstacles, and each row's known blocker in those codes.
-    here = memo.codes([o.id for o in world.obstacles]) if memo is not None else \
-        np.zeros(0, dtype=int)
-    memo_by = np.full(len(big), -1, dtype=int)
-    if memo is not None:
-        for j, grp in enumerate(groups):
-            key = (grp.charger_models, grp.target_models)
-            prior = memo.fixed_dead.get(key)
-            if prior is not None and len(prior) == len(members[j]):
-                fixed[members[j]] = prior
-                memo_by[members[j]] = memo.blocked_by[key]
-    # Rows blocked in an earlier search by something still here are blocked here too.
-    still = (memo_by >= 0) & np.isin(memo_by, here)
-    reasons: list[Counter] = [Counter() for _ in groups]
 
-    # A path longer than ``max_length`` is out of range (tow compares the roll with it).
-    fits = big.length <= max_length + 1e-6 if math.isfinite(max_length) else \
-        np.ones(len(big), dtype=bool)
-    if not fits.all():
-        for j, times in zip(*np.unique(row_gid[~fits], return_counts=True), strict=True):
-            reasons[int(j)]["every path there is longer than the charge range"] += int(times)
+class MoveSearch:
+    """One search of a charger into one facing (module doc, step 3), in named steps.
 
-    def open_rows(rows: np.ndarray) -> np.ndarray:
-        """``rows`` whose end position is open, whose path is within range and which no
-        earlier search showed blocked."""
-        return rows[(ends_by[at[rows]] == CLEAR) & fits[rows] & ~fixed[rows] & ~still[rows]]
+    The groups of end positions are searched best first, each in its own row order. Their
+    candidates are built as one table and tested as one sequence (the groups' rows one after
+    another), in growing chunks: a search that ends early tests few rows, and one that proves
+    no move exists makes a few large vectorised calls instead of many small ones. Row verdicts
+    do not depend on the chunking, so neither does the ruling. The steps:
 
-    def save_memo() -> None:
+    1. :meth:`first_row`: most searches end at the first row in order, so it is checked exactly
+       before any first pass (which only rejects blocked rows, so the outcome is the same);
+    2. :meth:`set_aside_first_move`: the rows whose first forward move is blocked (closed form)
+       are booked at once;
+    3. :meth:`first_pass`: the rest, chunk by chunk, through the vectorised first pass and the
+       exact test;
+    4. :meth:`target_turns`: when nothing is found, the priority 2 fallback, the target turning
+       about the contact point as little as possible.
+    """
+
+    def __init__(self, charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
+                 target_world: TargetWorld, allow_target_turn: bool, k: int, refine: bool,
+                 memo: SearchMemo | None, count: bool, exclude: frozenset[tuple[int, int]],
+                 rules: MoveRules, max_length: float) -> None:
+        self.charger, self.target, self.world = charger, target, world
+        self.target_world, self.allow_target_turn = target_world, allow_target_turn
+        self.k, self.refine, self.memo, self.count = k, refine, memo, count
+        self.form, self.start, self.tbody = charger.formation, charger.pose, target.body
+        plan = memo.plan_for(charger, target, facing, exclude, rules) if memo is not None \
+            else SearchPlan.of(charger, target, facing, exclude, rules)
+        self.plan = plan
+        big, groups = plan.big, plan.groups
+        self.rejected: list[Rejected] = []
+        self.found: list[ChargeMove] = []
+        # What blocks each end position: the first group's now, the others' only if the
+        # search goes past the first row of the first group (first_row).
+        self.n0 = len(groups[0].offsets) if groups else 0
+        self.ends_by = np.full(len(plan.end_corners), CLEAR, dtype=int)
+        self.ends_by[:self.n0] = world.footprints(plan.end_corners[:self.n0],
+                                                  ignore_target=True)
+        self.known_bad = np.zeros(len(big), dtype=bool)  # the row's path is certainly blocked
+        self.known_ok = np.zeros(len(big), dtype=bool)  # it passed every first-pass stage
+        self.fixed = np.zeros(len(big), dtype=bool)  # blocked in every world lacking enemies
+        # The memo's codes of this world's obstacles, each row's known blocker in those codes.
+        self.here = memo.codes([o.id for o in world.obstacles]) if memo is not None else \
+            np.zeros(0, dtype=int)
+        self.memo_by = np.full(len(big), -1, dtype=int)
         if memo is not None:
             for j, grp in enumerate(groups):
                 key = (grp.charger_models, grp.target_models)
-                memo.fixed_dead[key] = fixed[members[j]]
-                memo.blocked_by[key] = memo_by[members[j]]
+                prior = memo.fixed_dead.get(key)
+                if prior is not None and len(prior) == len(plan.members[j]):
+                    self.fixed[plan.members[j]] = prior
+                    self.memo_by[plan.members[j]] = memo.blocked_by[key]
+        # Rows blocked in an earlier search by something still here are blocked here too.
+        self.still = (self.memo_by >= 0) & np.isin(self.memo_by, self.here)
+        self.reasons: list[Counter] = [Counter() for _ in groups]
+        # A path longer than ``max_length`` is out of range (tow compares the roll with it).
+        self.fits = big.length <= max_length + 1e-6 if math.isfinite(max_length) else \
+            np.ones(len(big), dtype=bool)
+        if not self.fits.all():
+            for j, times in zip(*np.unique(plan.row_gid[~self.fits], return_counts=True),
+                                strict=True):
+                self.reasons[int(j)]["every path there is longer than the charge range"] += \
+                    int(times)
+        self.closed = 0
+        self.order = np.zeros(0, dtype=int)
+        self.seq_gid = np.zeros(0, dtype=int)
+        self.first_of = np.zeros(len(groups) + 1, dtype=int)
 
-    closed = 0
+    # -- bookkeeping ---------------------------------------------------------------------
 
-    def close_until(j: int) -> None:
+    def open_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` whose end position is open, whose path is within range and which no
+        earlier search showed blocked."""
+        at = self.plan.at
+        return rows[(self.ends_by[at[rows]] == CLEAR) & self.fits[rows] & ~self.fixed[rows] &
+                    ~self.still[rows]]
+
+    def save_memo(self) -> None:
+        if self.memo is not None:
+            for j, grp in enumerate(self.plan.groups):
+                key = (grp.charger_models, grp.target_models)
+                self.memo.fixed_dead[key] = self.fixed[self.plan.members[j]]
+                self.memo.blocked_by[key] = self.memo_by[self.plan.members[j]]
+
+    def close_until(self, j: int) -> None:
         """Record why each group before ``j`` had no legal path (once nothing was found)."""
-        nonlocal closed
-        while closed < j:
-            grp = groups[closed]
-            if not found:
-                codes = ends_by[offs_gid == closed]
-                ends = Counter(f"the end position is blocked by {world.describe_index(int(i))}"
+        groups = self.plan.groups
+        while self.closed < j:
+            grp = groups[self.closed]
+            if not self.found:
+                codes = self.ends_by[self.plan.offs_gid == self.closed]
+                ends = Counter(f"the end position is blocked by "
+                               f"{self.world.describe_index(int(i))}"
                                for i in codes[codes != CLEAR])
-                rejected.append(Rejected(grp.charger_models, grp.target_models,
-                                         _describe_block(reasons[closed] or ends)))
-            closed += 1
+                self.rejected.append(Rejected(grp.charger_models, grp.target_models,
+                                              _describe_block(self.reasons[self.closed]
+                                                              or ends)))
+            self.closed += 1
 
-    def accept(p: int, c: Candidate) -> None:
+    def contact_of(self, row: int) -> int:
+        """The row's contact (SearchPlan.contact_id) when several moves are wanted."""
+        return int(self.plan.contact_id[self.plan.at[row]]) if self.k > 1 else -1
+
+    def taken(self, row: int) -> bool:
+        """Whether a move already found puts the same models in contact as ``row``."""
+        return bool(self.found) and any(self.contact_of(row) == f.contact_id
+                                        for f in self.found)
+
+    def accept(self, p: int, c: Candidate) -> None:
         """Row ``p`` of the order is legal: refine it (unless asked not to) and take it."""
-        j = int(seq_gid[p])
+        plan = self.plan
+        j = int(self.seq_gid[p])
         best = c
-        if refine:
-            best = _best_refined(form, start, tbody, frame, c, big, order[p + 1:first_of[j + 1]],
-                                 world, {f.contact_id for f in found}, plan)
-        found.append(_finish(charger, target, frame, best, False, list(rejected), count,
-                             int(plan.contact_id[at[order[p]]]) if k > 1 else -1))
+        if self.refine:
+            best = _best_refined(self.form, self.start, self.tbody, plan.frame, c, plan.big,
+                                 self.order[p + 1:self.first_of[j + 1]], self.world,
+                                 {f.contact_id for f in self.found}, plan)
+        self.found.append(_finish(self.charger, self.target, plan.frame, best, False,
+                                  list(self.rejected), self.count,
+                                  self.contact_of(int(self.order[p]))))
 
-    # The search order: group by group, each by CandidateTable.order (SearchPlan.sorted),
-    # over the open rows. Most searches end at the first row in order, so it is checked
-    # exactly before any first pass, which runs only if it is blocked (the first pass only
-    # rejects blocked rows, so the outcome is the same); when it is the first group's, that
-    # group's rows are the whole order the refinement needs, and the other groups' end
-    # positions are not tested.
-    def first_row_legal() -> bool:
+    # -- the steps -----------------------------------------------------------------------
+
+    def first_row(self) -> bool:
         """Row 0 of the order is legal: it is taken (k == 1 searches only)."""
-        c = big.row(int(order[0]))
-        if not check_candidate(form, start, c, tbody, world).ok:
+        c = self.plan.big.row(int(self.order[0]))
+        if not check_candidate(self.form, self.start, c, self.tbody, self.world).ok:
             return False
-        close_until(int(seq_gid[0]))
-        accept(0, c)
-        save_memo()
+        self.close_until(int(self.seq_gid[0]))
+        self.accept(0, c)
+        self.save_memo()
         return True
 
-    order = plan.sorted(open_rows(members[0])) if groups else np.zeros(0, dtype=int)
-    seq_gid = np.zeros(len(order), dtype=int)
-    first_of = np.full(len(groups) + 1, len(order))
-    tried_first = k == 1 and len(order) > 0
-    if tried_first and first_row_legal():
-        return found, rejected
-    ends_by[n0:] = world.footprints(plan.end_corners[n0:], ignore_target=True)
-    if memo is not None:
-        memo.end_blockers = (world, ends_by)
-    rows = open_rows(np.arange(len(big)))
-    # The first forward move is closed form (first_move): the rows it blocks are set aside at
-    # once, and only the others are put in order and go through the chunks below (most rows,
-    # when a move is blocked, are set aside here).
-    move = first_move(form, start, world)
-    far = big.d1[rows] > move.free
-    if far.any():
+    def set_aside_first_move(self, rows: np.ndarray) -> np.ndarray:
+        """The first forward move is closed form (first_move): the rows it blocks are set
+        aside at once (most rows, when a move is blocked); the others are returned."""
+        big = self.plan.big
+        move = first_move(self.form, self.start, self.world)
+        far = big.d1[rows] > move.free
+        if not far.any():
+            return rows
         dead = rows[far]
-        known_bad[dead] = True
-        fixed[rows[big.d1[rows] > move.fixed]] = True
-        if memo is not None and move.code >= 0:
-            memo_by[dead] = here[move.code]
-        why = f"blocked by {world.describe_index(move.code)}"
-        for gj, times in zip(*np.unique(row_gid[dead], return_counts=True), strict=True):
-            reasons[int(gj)][why] += int(times)
-        rows = rows[~far]
-    order = plan.sorted(rows)
-    seq_gid = row_gid[order]
-    first_of = np.searchsorted(seq_gid, np.arange(len(groups) + 1))  # each group's start
-    # (Had the first row in order been one set aside, its exact check would have failed: the
-    # first row left is the one to check.)
-    if k == 1 and not tried_first and len(order) and first_row_legal():
-        return found, rejected
-    cands = big.subset(order)
-    for lo, hi in _chunks(len(order)):
-        part = cands.subset(slice(lo, hi))
-        chunk = order[lo:hi]
-        bad = np.zeros(len(part), dtype=bool)
-        for_good = np.zeros(len(part), dtype=bool)
-        over = np.zeros(len(part), dtype=bool)
-        who = np.full(len(part), CLEAR, dtype=int)
-        alive = path_prefilter(part, form, start, tbody, world, path_blocked=bad,
-                               fixed_blocked=for_good, blocker=who, overlaps_target=over)
-        known_bad[chunk[bad | over]] = True
-        fixed[chunk[for_good | over]] = True
-        hit = who != CLEAR
-        if memo is not None:
-            named = hit & (who >= 0)  # the table edge is in ``fixed`` already
-            memo_by[chunk[named]] = here[who[named]]
-        # What blocked the paths the first pass rejected, for the explanation.
-        pairs = Counter(zip(row_gid[chunk[hit]].tolist(), who[hit].tolist(), strict=True))
-        for (gj, code), times in pairs.items():
-            reasons[gj][f"blocked by {world.describe_index(code)}"] += times
-        known_ok[chunk[alive]] = True
-        for pos in np.flatnonzero(alive):
-            p = lo + int(pos)
-            j = int(seq_gid[p])
-            close_until(j)
-            if found and any(int(plan.contact_id[at[order[p]]]) == f.contact_id
-                             for f in found):
-                continue
-            c = cands.row(p)
-            att = check_candidate(form, start, c, tbody, world)
-            if att.ok:
-                accept(p, c)
-                if len(found) >= k:
-                    save_memo()
-                    return found, rejected
-            else:
-                if att.blocked is None or att.blocked.kind != "enemy":
-                    fixed[order[p]] = True
-                if att.blocked is not None:
-                    reasons[j][f"blocked by {att.blocked.describe()}"] += 1
-                    if memo is not None and att.blocked.kind != "table":
-                        memo_by[order[p]] = memo.codes([att.blocked.obstacle])[0]
-    close_until(len(groups))
-    save_memo()
-    if found or not allow_target_turn or target.state == "engaged" or target_world is None:
-        return found, rejected
-    if callable(target_world):
-        target_world = target_world()
-    # Priority 2 fallback: the target turns about the contact point, as little as possible.
-    # The rows the first pass has not judged get its stages without the align, all at once
-    # (those whose first forward move is blocked are known without them).
-    test = np.flatnonzero(~known_bad & ~known_ok & fits)
-    test = test[big.d1[test] <= first_move(form, start, world).free]
-    clear = path_prefilter(big.subset(test), form, start, tbody, world, with_align=False)
-    keep = known_ok.copy()
-    keep[test[clear]] = True
-    # Smallest turn first, then the priorities (models, path length, wheel); ties keep the
-    # groups' order, then the table's.
-    idx = np.concatenate([members[j][keep[members[j]]] for j in range(len(groups))]) \
-        if groups else np.zeros(0, dtype=int)
-    idx = idx[big.family[idx] != 0]
-    models = np.asarray([grp.models for grp in groups], dtype=float)
-    idx = idx[np.lexsort((np.round(np.abs(big.theta[idx]), 6), np.round(big.length[idx], 6),
-                          -models[row_gid[idx]], np.round(np.abs(big.alpha[idx]), 6)))]
-    # The target's turned footprint lies in its turn's sweep: where that footprint is blocked
-    # (World.footprints, by the same rules), the turn is too, and the row needs no exact test.
-    tcorners = np.asarray(boundary_coords(target.formation, target.pose))
-    for lo, hi in _chunks(len(idx)):
-        part = idx[lo:hi]
-        turned = _rotated(tcorners, big.px[part], big.py[part], -big.alpha[part])
-        for i in part[target_world.footprints(turned) == CLEAR]:
-            c = big.row(int(i))
-            cid = int(plan.contact_id[at[i]]) if k > 1 else -1
-            if found and any(cid == f.contact_id for f in found):
-                continue
-            if check_candidate(form, start, c, tbody, world, target_turns=True,
-                               target_world=target_world).ok:
-                c = _least_turn(form, start, frame, c, tbody, world, target_world)
-                found.append(_finish(charger, target, frame, c, True, list(rejected), count,
-                                     cid))
-                if len(found) >= k:
-                    return found, rejected
-    return found, rejected
+        self.known_bad[dead] = True
+        self.fixed[rows[big.d1[rows] > move.fixed]] = True
+        if self.memo is not None and move.code >= 0:
+            self.memo_by[dead] = self.here[move.code]
+        why = f"blocked by {self.world.describe_index(move.code)}"
+        for gj, times in zip(*np.unique(self.plan.row_gid[dead], return_counts=True),
+                             strict=True):
+            self.reasons[int(gj)][why] += int(times)
+        return rows[~far]
+
+    def first_pass(self) -> bool:
+        """The ordered rows chunk by chunk: the vectorised first pass, then the exact test of
+        each survivor; whether ``k`` moves were found."""
+        order, plan, memo = self.order, self.plan, self.memo
+        cands = plan.big.subset(order)
+        for lo, hi in _chunks(len(order)):
+            part = cands.subset(slice(lo, hi))
+            chunk = order[lo:hi]
+            bad = np.zeros(len(part), dtype=bool)
+            for_good = np.zeros(len(part), dtype=bool)
+            over = np.zeros(len(part), dtype=bool)
+            who = np.full(len(part), CLEAR, dtype=int)
+            alive = path_prefilter(part, self.form, self.start, self.tbody, self.world,
+                                   path_blocked=bad, fixed_blocked=for_good, blocker=who,
+                                   overlaps_target=over)
+            self.known_bad[chunk[bad | over]] = True
+            self.fixed[chunk[for_good | over]] = True
+            hit = who != CLEAR
+            if memo is not None:
+                named = hit & (who >= 0)  # the table edge is in ``fixed`` already
+                self.memo_by[chunk[named]] = self.here[who[named]]
+            # What blocked the paths the first pass rejected, for the explanation.
+            pairs = Counter(zip(plan.row_gid[chunk[hit]].tolist(), who[hit].tolist(),
+                                strict=True))
+            for (gj, code), times in pairs.items():
+                self.reasons[gj][f"blocked by {self.world.describe_index(code)}"] += times
+            self.known_ok[chunk[alive]] = True
+            for pos in np.flatnonzero(alive):
+                p = lo + int(pos)
+                j = int(self.seq_gid[p])
+                self.close_until(j)
+                if self.taken(int(order[p])):
+                    continue
+                c = cands.row(p)
+                att = check_candidate(self.form, self.start, c, self.tbody, self.world)
+                if att.ok:
+                    self.accept(p, c)
+                    if len(self.found) >= self.k:
+                        self.save_memo()
+                        return True
+                else:
+                    if att.blocked is None or att.blocked.kind != "enemy":
+                        self.fixed[order[p]] = True
+                    if att.blocked is not None:
+                        self.reasons[j][f"blocked by {att.blocked.describe()}"] += 1
+                        if memo is not None and att.blocked.kind != "table":
+                            self.memo_by[order[p]] = memo.codes([att.blocked.obstacle])[0]
+        return False
+
+    def target_turns(self) -> None:
+        """Priority 2 fallback (RULES.md 4): the target turns about the contact point, as
+        little as possible. The rows the first pass has not judged get its stages without
+        the align, all at once (those whose first forward move is blocked are known without
+        them); then smallest turn first, then the priorities (models, path length, wheel),
+        ties keeping the groups' order, then the table's."""
+        target_world = self.target_world
+        if callable(target_world):
+            target_world = target_world()
+        assert target_world is not None
+        plan, big, form, start = self.plan, self.plan.big, self.form, self.start
+        test = np.flatnonzero(~self.known_bad & ~self.known_ok & self.fits)
+        test = test[big.d1[test] <= first_move(form, start, self.world).free]
+        clear = path_prefilter(big.subset(test), form, start, self.tbody, self.world,
+                               with_align=False)
+        keep = self.known_ok.copy()
+        keep[test[clear]] = True
+        groups, members = plan.groups, plan.members
+        idx = np.concatenate([members[j][keep[members[j]]] for j in range(len(groups))]) \
+            if groups else np.zeros(0, dtype=int)
+        idx = idx[big.family[idx] != 0]
+        models = np.asarray([grp.models for grp in groups], dtype=float)
+        idx = idx[np.lexsort((np.round(np.abs(big.theta[idx]), 6),
+                              np.round(big.length[idx], 6), -models[plan.row_gid[idx]],
+                              np.round(np.abs(big.alpha[idx]), 6)))]
+        # The target's turned footprint lies in its turn's sweep: where that footprint is
+        # blocked (World.footprints, by the same rules), the turn is too, and the row needs
+        # no exact test.
+        tcorners = np.asarray(boundary_coords(self.target.formation, self.target.pose))
+        for lo, hi in _chunks(len(idx)):
+            part = idx[lo:hi]
+            turned = _rotated(tcorners, big.px[part], big.py[part], -big.alpha[part])
+            for i in part[target_world.footprints(turned) == CLEAR]:
+                c = big.row(int(i))
+                if self.taken(int(i)):
+                    continue
+                if check_candidate(form, start, c, self.tbody, self.world, target_turns=True,
+                                   target_world=target_world).ok:
+                    c = _least_turn(form, start, plan.frame, c, self.tbody, self.world,
+                                    target_world)
+                    self.found.append(_finish(self.charger, self.target, plan.frame, c, True,
+                                              list(self.rejected), self.count,
+                                              self.contact_of(int(i))))
+                    if len(self.found) >= self.k:
+                        return
+
+    def run(self) -> tuple[list[ChargeMove], list[Rejected]]:
+        plan, groups = self.plan, self.plan.groups
+        self.order = plan.sorted(self.open_rows(plan.members[0])) if groups else \
+            np.zeros(0, dtype=int)
+        self.seq_gid = np.zeros(len(self.order), dtype=int)
+        self.first_of = np.full(len(groups) + 1, len(self.order))
+        tried_first = self.k == 1 and len(self.order) > 0
+        if tried_first and self.first_row():
+            return self.found, self.rejected
+        self.ends_by[self.n0:] = self.world.footprints(plan.end_corners[self.n0:],
+                                                       ignore_target=True)
+        if self.memo is not None:
+            self.memo.end_blockers = (self.world, self.ends_by)
+        rows = self.set_aside_first_move(self.open_rows(np.arange(len(plan.big))))
+        self.order = plan.sorted(rows)
+        self.seq_gid = plan.row_gid[self.order]
+        self.first_of = np.searchsorted(self.seq_gid, np.arange(len(groups) + 1))
+        # (Had the first row in order been one set aside, its exact check would have failed:
+        # the first row left is the one to check.)
+        if self.k == 1 and not tried_first and len(self.order) and self.first_row():
+            return self.found, self.rejected
+        if self.first_pass():
+            return self.found, self.rejected
+        self.close_until(len(groups))
+        self.save_memo()
+        if self.found or not self.allow_target_turn or self.target.state == "engaged" or \
+                self.target_world is None:
+            return self.found, self.rejected
+        self.target_turns()
+        return self.found, self.rejected
 
 
 def _rotated(corners: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle_deg: np.ndarray
