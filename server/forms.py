@@ -50,13 +50,16 @@ CHARGES_ADAPTER: TypeAdapter[list[m.ChargeDeclaration]] = TypeAdapter(
     Annotated[list[m.ChargeDeclaration], Field(min_length=1)])
 #: The ``dice`` part, when sent: the dice per charger.
 DICE_ADAPTER: TypeAdapter[m.Dice] = TypeAdapter(m.Dice)
+#: The ``facing_roll`` part, when sent: a D6 per charger for a contested facing (whfb8).
+FACING_ROLL_ADAPTER: TypeAdapter[dict[str, m.Die]] = TypeAdapter(dict[str, m.Die])
 
 
 def json_part_schemas(ref_template: str) -> dict[str, dict[str, Any]]:
     """The JSON Schema of what each JSON form part holds, from the adapters that check it, for
     the OpenAPI (server.openapi)."""
     return {"charges": CHARGES_ADAPTER.json_schema(ref_template=ref_template),
-            "dice": DICE_ADAPTER.json_schema(ref_template=ref_template)}
+            "dice": DICE_ADAPTER.json_schema(ref_template=ref_template),
+            "facing_roll": FACING_ROLL_ADAPTER.json_schema(ref_template=ref_template)}
 
 
 async def markers_field(value: UploadFile | str) -> dict[str, Any]:

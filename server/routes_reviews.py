@@ -14,7 +14,14 @@ from server import engine
 from server import models as m
 from server.deps import StoreDep, WorkersDep
 from server.errors import ClientError, refusals
-from server.forms import CHARGES_ADAPTER, DICE_ADAPTER, json_field, markers_field, typed_field
+from server.forms import (
+    CHARGES_ADAPTER,
+    DICE_ADAPTER,
+    FACING_ROLL_ADAPTER,
+    json_field,
+    markers_field,
+    typed_field,
+)
 from server.photos import rules_scene
 from server.routes_detect import MarkersField, PhotoField
 from server.storage import Blob, Review, ReviewStore
@@ -31,6 +38,9 @@ DiceField = Annotated[str | None, Form(
     description='JSON object: dice per charger, e.g. {"knights": [3, 5]}; omitted for the '
                 'odds only')]
 RulesetField = Annotated[m.RulesetName, Form(description="Ruleset id")]
+FacingRollField = Annotated[str | None, Form(
+    description='JSON object: a D6 per charger deciding a contested facing (whfb8), e.g. '
+                '{"knights": 4}')]
 
 
 def links(review_id: str) -> dict[str, str]:
@@ -64,11 +74,14 @@ def summary_out(r: Review) -> dict[str, Any]:
              summary="Detect, rule and store a review of a photo")
 async def create_review(photo: PhotoField, markers: MarkersField, charges_: ChargesField,
                         workers: WorkersDep, store: StoreDep, dice: DiceField = None,
-                        ruleset: RulesetField = "t9a-1") -> Any:
+                        ruleset: RulesetField = "t9a-1",
+                        facing_roll: FacingRollField = None) -> Any:
     """Stored for post-game review: the photo, its scene, the ruling and the overlay. The
     answer (201) comes only once everything is durably on disk."""
     declared = typed_field(CHARGES_ADAPTER, json_field(charges_, "charges"), "charges")
     rolled = None if dice is None else typed_field(DICE_ADAPTER, json_field(dice, "dice"), "dice")
+    rolls = None if facing_roll is None else typed_field(
+        FACING_ROLL_ADAPTER, json_field(facing_roll, "facing_roll"), "facing_roll")
     marker_doc = await markers_field(markers)
     data = await photo.read()
     scene = await engine.detect_scene(workers, data, marker_doc)
@@ -76,6 +89,8 @@ async def create_review(photo: PhotoField, markers: MarkersField, charges_: Char
                                "charges": [c.model_dump() for c in declared]}
     if rolled is not None:
         request["dice"] = rolled
+    if rolls is not None:
+        request["facing_roll"] = rolls
     ruling = await engine.rule(workers, request)
     pictures = await engine.render_review(workers, data, scene, ruling)
     stored_request = {k: v for k, v in request.items() if k != "scene"}

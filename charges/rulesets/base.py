@@ -153,7 +153,7 @@ class Ruleset:
         request is refused, naming the field."""
         if decision.contested and roll is None:
             counts = ", ".join(f"{k} {v:g}" for k, v in (decision.counts or {}).items() if v)
-            raise RequestError(f"facing_roll.{charger}: the facing {charger} charge on "
+            raise RequestError(f"facing_roll.{charger}: the facing of {charger}'s charge on "
                                f"{target} is contested (front-rank models: {counts}): give a "
                                "D6 as facing_roll (1-3 the earlier arc of front, flank, rear; "
                                "4-6 the later)")

@@ -26,6 +26,7 @@ const state = {
   detectSeq: 0,
   oddsSeq: 0,
   rulesets: {},         // name -> GET /api/rulesets entry (title, dice, dice_swiftstride)
+  facingRoll: {},       // charger -> a D6 deciding a contested facing (whfb8), when asked
   historyBefore: null,
 };
 
@@ -407,6 +408,7 @@ function onCanvasClick(ev) {
 
 function pick(id, additive) {
   showError("");
+  state.facingRoll = {};
   if (additive && state.chargers.length) {
     if (state.chargers.includes(id)) state.chargers = state.chargers.filter((c) => c !== id);
     else if (state.target === id) state.target = null;
@@ -442,7 +444,7 @@ async function previewOdds() {
     const ruling = await api("/api/rulings", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ruleset: $("ruleset-select").value, scene: rulesScene(), charges: declared() }),
+      body: JSON.stringify(rulingRequest()),
     });
     if (seq !== state.oddsSeq) return;
     state.preview = ruling;
@@ -451,9 +453,43 @@ async function previewOdds() {
   } catch (e) {
     if (seq !== state.oddsSeq) return;
     setStatus("");
+    const asked = /^facing_roll\.([^:]+):/.exec(e.message || "");
+    if (asked) {
+      askFacingRoll(asked[1], e.message);
+      return;
+    }
     showError(e.message);
     $("odds").hidden = true;
   }
+}
+
+function rulingRequest() {
+  const req = { ruleset: $("ruleset-select").value, scene: rulesScene(), charges: declared() };
+  if (Object.keys(state.facingRoll).length) req.facing_roll = state.facingRoll;
+  return req;
+}
+
+function askFacingRoll(charger, why) {
+  // The ruleset decides a contested facing by a D6 the players roll (whfb8): the server asks
+  // for it by name; the page asks the players.
+  const list = $("odds-list");
+  $("dice-inputs").replaceChildren();
+  const input = el("input", {
+    type: "number", min: "1", max: "6", id: "facing-roll", "data-testid": "facing-roll",
+    "aria-label": `Facing roll for ${charger}, a D6`,
+  });
+  const go = el("button", { type: "button", text: "Use this roll", "data-testid": "facing-roll-go" });
+  go.addEventListener("click", () => {
+    const v = Number(input.value);
+    if (!(v >= 1 && v <= 6 && Number.isInteger(v))) { showError("The facing roll is a D6: 1 to 6."); return; }
+    showError("");
+    state.facingRoll[charger] = v;
+    previewOdds();
+  });
+  list.replaceChildren(el("div", { class: "card" },
+    el("div", { text: why.replace(/^facing_roll\.[^:]+:\s*/, "") }),
+    el("div", { class: "row" }, el("label", { for: "facing-roll", text: `Facing roll (${charger})` }), input, go)));
+  $("odds").hidden = false;
 }
 
 function diceCount(charge) {
@@ -536,6 +572,7 @@ async function submitRuling(ev) {
   form.append("charges", JSON.stringify(declared()));
   if (dice) form.append("dice", JSON.stringify(dice));
   form.append("ruleset", $("ruleset-select").value);
+  if (Object.keys(state.facingRoll).length) form.append("facing_roll", JSON.stringify(state.facingRoll));
   $("rule-button").disabled = true;
   setStatus("Ruling the charge…");
   try {

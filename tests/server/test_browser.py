@@ -201,3 +201,39 @@ def test_webcam_photo_goes_to_detection_and_errors_are_shown(server: LiveServer,
         context.close()
     finally:
         b.close()
+
+
+def test_another_ruleset_asks_for_its_own_dice(server: LiveServer, browser):
+    """The Old World chosen on the page: the odds shown are the server's for that ruleset
+    (compared with the paid path), the dice inputs take as many dice as GET /api/rulesets
+    says the roll takes, and the stored review is ruled by it."""
+    markers = json.loads((SAMPLES / "markers.json").read_text())
+    charger, target = a_charge({"units": markers["units"]})
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.wait_for_function("() => document.querySelector('#ruleset-select option[value=tow]')")
+    page.select_option("#ruleset-select", "tow")
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_selector(f'[data-testid="unit-{charger}"]', timeout=30_000)
+    tap_unit(page, charger)
+    tap_unit(page, target)
+    odds = page.locator(f'[data-testid="odds-{charger}"]')
+    odds.wait_for(timeout=30_000)
+    rulesets = page.evaluate("() => fetch('/api/rulesets').then((r) => r.json())")
+    tow = next(r for r in rulesets["rulesets"] if r["name"] == "tow")
+    unit = next(u for u in markers["units"] if u["id"] == charger)
+    want = (tow["dice_swiftstride"] if unit.get("swiftstride") else tow["dice"])["dice"]
+    dice = page.locator(f'[data-testid="dice-{charger}"]')
+    assert int(dice.get_attribute("data-count")) == want
+    dice.fill(" ".join(["5", "4", "2"][:want]))
+    page.click("#rule-button")
+    outcome = page.locator(f'[data-testid="outcome-{charger}"]')
+    outcome.wait_for(timeout=60_000)
+    reviews = page.evaluate("() => fetch('/api/reviews').then((r) => r.json())")
+    assert reviews["reviews"][0]["ruleset"] == "tow"
+    assert errors == [], errors
+    context.close()
