@@ -10,7 +10,7 @@ import geometry as g
 from .declaration import declare
 from .request import ChargeDecl
 from .resolution import assess
-from .rulesets import Ruleset, get_ruleset
+from .rulesets import DEFAULT, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class MapEntry:
                 "legal_move": self.legal_move, "models_in_contact": self.models_in_contact}
 
 
-def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
+def charge_map(scene: g.Scene, ruleset: Ruleset | str = DEFAULT,
                check_moves: bool = False) -> list[MapEntry]:
     """Odds for every possible charge on the table: declaration (RULES.md 2), charged facing
     and the chance of rolling the distance (RULES.md 3). With ``check_moves`` each charge's move

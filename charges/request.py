@@ -9,7 +9,7 @@ from typing import Any
 import geometry as g
 
 from .errors import RequestError
-from .rulesets import Ruleset, get_ruleset
+from .rulesets import DEFAULT, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Request:
 def parse_request(data: Any) -> Request:
     if not isinstance(data, dict):
         raise RequestError("request: must be a JSON object")
-    ruleset = get_ruleset(data.get("ruleset", "t9a-1"))
+    ruleset = get_ruleset(data.get("ruleset", DEFAULT))
     if "scene" not in data:
         raise RequestError("scene: is required")
     try:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import geometry as g
 
-from .rulesets import Ruleset, get_ruleset
+from .rulesets import DEFAULT, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Sighting:
                 "arc_share": round(self.arc_share, 4)}
 
 
-def situation(scene: g.Scene, ruleset: Ruleset | str = "t9a-1") -> dict[str, list[Sighting]]:
+def situation(scene: g.Scene, ruleset: Ruleset | str = DEFAULT) -> dict[str, list[Sighting]]:
     """Every unit's sightings, nearest enemy first. The arc named is the facing a charge
     would hit by the ruleset's own rule (``Ruleset.charged_facing``), the one the ruling
     uses."""

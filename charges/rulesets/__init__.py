@@ -18,6 +18,8 @@ from .base import Ruleset
 REGISTRY: dict[str, Any] = {}
 #: Other names a ruleset answers to (``mpbs-6`` for ``mpbs``, HEX.md 14) -> its name.
 ALIASES: dict[str, str] = {}
+#: The ruleset a request that names none is ruled by (DESIGN.md: t9a-1 is the default).
+DEFAULT = "t9a-1"
 #: Presets of RULES-editions.md not implemented yet: asking for one is a clear error.
 PLANNED: tuple[str, ...] = ("t9a-2", "t9a-3")
 
@@ -56,5 +58,5 @@ from . import lb, mpbs, t9a1, tow, whfb8  # noqa: E402  (register themselves)
 #: The charge rulesets by name (kept for callers of the earlier flat module).
 RULESETS: dict[str, Ruleset] = {r.name: r for r in implemented("charge")}
 
-__all__ = ["Ruleset", "REGISTRY", "RULESETS", "PLANNED", "register", "implemented",
+__all__ = ["DEFAULT", "Ruleset", "REGISTRY", "RULESETS", "PLANNED", "register", "implemented",
            "get_ruleset", "t9a1", "tow", "whfb8", "mpbs", "lb", "ALIASES"]
