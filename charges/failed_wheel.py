@@ -18,7 +18,7 @@ import shapely
 
 import geometry as g
 
-from .moves import GAP_KEPT_MM, STOP_SHORT_MM, FailedMove, first_contact
+from .moves import STOP_SHORT_MM, FailedMove, first_contact, forward_room
 from .world import World
 
 #: Bisection halvings for the wheel angle (degrees over at most 90: under 1e-5 degrees).
@@ -114,14 +114,7 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
         steps.append(g.Wheel(pivot, angle))
         pose = g.wheel(form, start, pivot, angle)
     rest = max(distance_mm - form.width * math.radians(abs(angle)), 0.0)
-    room, hit, _ = first_contact(form, pose, world, gap_mm=GAP_KEPT_MM)
-    if hit == "table":
-        room -= STOP_SHORT_MM
-    moved = min(rest, max(room - 1e-6, 0.0))
-    stopped_by = None
-    if moved < rest - 1e-9:
-        stopped_by = "the table edge" if hit == "table" else (
-            next((o.describe() for o in world.obstacles if o.id == hit), hit))
+    moved, stopped_by = forward_room(form, pose, world, rest)
     if gap_world is not None and gap_mm > 0 and moved > 0:
         near, near_hit, _ = first_contact(form, pose, gap_world, gap_mm=gap_mm)
         if near < moved:

@@ -140,6 +140,21 @@ class FailedMove:
     kind: str = "turn"
 
 
+def forward_room(form: g.Formation, pose: g.Pose, world: World, distance_mm: float
+                 ) -> tuple[float, str | None]:
+    """How far a failed move goes straight ahead, up to ``distance_mm``, stopping just before
+    touching anything (RULES.md 6), and what stopped it (None when nothing did)."""
+    room, hit, _ = first_contact(form, pose, world, gap_mm=GAP_KEPT_MM)
+    if hit == "table":
+        room -= STOP_SHORT_MM
+    moved = min(distance_mm, max(room - 1e-6, 0.0))
+    stopped_by = None
+    if moved < distance_mm - 1e-9:
+        stopped_by = "the table edge" if hit == "table" else (
+            next((o.describe() for o in world.obstacles if o.id == hit), hit))
+    return moved, stopped_by
+
+
 def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float],
                        distance_mm: float, world: World) -> FailedMove:
     """RULES.md 6: turn about the centre to face ``aim`` (stopping at the first obstacle met
@@ -212,14 +227,7 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
     if abs(turn) > 1e-9:
         steps.append(g.Turn(turn))
         pose = g.turn(pose, turn)
-    room, hit, _ = first_contact(form, pose, world, gap_mm=GAP_KEPT_MM)
-    if hit == "table":
-        room -= STOP_SHORT_MM
-    moved = min(distance_mm, max(room - 1e-6, 0.0))
-    stopped_by = None
-    if moved < distance_mm - 1e-9:
-        stopped_by = "the table edge" if hit == "table" else (
-            next((o.describe() for o in world.obstacles if o.id == hit), hit))
+    moved, stopped_by = forward_room(form, pose, world, distance_mm)
     if moved > 1e-9:
         steps.append(g.Forward(moved))
         pose = g.forward(pose, moved)
