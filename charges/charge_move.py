@@ -54,6 +54,9 @@ class ChargeMove:
     contact_id: int = -1
     #: The path as the search built it, for a later refinement (polish_move).
     candidate: Candidate | None = None
+    #: False when nobody could align and the move ends at first contact (tow 1.5: the gap is
+    #: left; whfb8 2.5: the charge fails).
+    aligned: bool = True
 
     @property
     def models(self) -> int:
@@ -75,12 +78,16 @@ def _describe_block(counter: Counter) -> str:
 
 def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate,
             target_turns: bool, rejected: list[Rejected], count: bool = True,
-            contact_id: int = -1) -> ChargeMove:
+            contact_id: int = -1, aligned: bool = True) -> ChargeMove:
+    """The ChargeMove of a legal candidate: the charger aligning, the target turning
+    (``target_turns``), or nobody (``aligned=False``: the move ends at first contact)."""
     steps = cand.steps()
     tf: g.Pose | None = None
     align_point = cand.align_point if abs(cand.align_deg) > 1e-9 else None
     target_pivot = None
-    if target_turns:
+    if not aligned:
+        final, turn, align_point = cand.pre_align, 0.0, None
+    elif target_turns:
         target_pivot, align_point = align_point, None
         final = cand.pre_align
         tf = target.pose.rotated(cand.align_point, -cand.align_deg)  # type: ignore[arg-type]
@@ -95,6 +102,7 @@ def _finish(charger: g.Unit, target: g.Unit, frame: FacingFrame, cand: Candidate
     mc = g.models_in_contact(cbody, tbody) if count else \
         g.contact.ModelContacts(frozenset(), frozenset())
     return ChargeMove(charger.id, target.id, frame.name, charger.pose, steps, final, align_point,
-                      0.0 if target_turns else cand.align_deg, turn, tf, len(mc.a_models),
-                      len(mc.b_models), mc.a_models, mc.b_models, cand.length, cand.wheel_deg,
-                      cand.s, cand.family, rejected, target_pivot, contact_id, cand)
+                      0.0 if target_turns or not aligned else cand.align_deg, turn, tf,
+                      len(mc.a_models), len(mc.b_models), mc.a_models, mc.b_models,
+                      cand.length, cand.wheel_deg, cand.s, cand.family, rejected, target_pivot,
+                      contact_id, cand, aligned)

@@ -35,8 +35,9 @@ class Attempt:
 
 def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g.Body,
                     world: World, target_turns: bool = False,
-                    target_world: World | None = None) -> Attempt:
-    """Sweep the candidate's path and the align; cheap tests first."""
+                    target_world: World | None = None, align: bool = True) -> Attempt:
+    """Sweep the candidate's path and the align (``align=False``: the path to first contact
+    alone, where nobody aligns and the gap stays, tow 1.5); cheap tests first."""
     pre_coords = boundary_coords(form, cand.pre_align)
     tgt_coords = boundary_coords(target.form, target.pose)
     # First contact must be a touch, not an overlap, and must actually touch.
@@ -49,7 +50,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
     # final and contact positions lie outside the target by construction (flush with, or
     # just touching, its facing; the arrival overlap was tested above), so for them the
     # target may be left out of the box test.
-    final_poly = g.boundary(form, cand.final) if not target_turns else pre_poly
+    final_poly = g.boundary(form, cand.final) if align and not target_turns else pre_poly
     if not world.box_clear(final_poly.bounds, ignore_target=True):
         blk = world.blocked(final_poly)
         if blk:
@@ -65,7 +66,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
             if blk:
                 return Attempt(False, blk, step.kind)
         pose = step.apply(form, pose)
-    if cand.align_point is not None and abs(cand.align_deg) > 1e-9:
+    if align and cand.align_point is not None and abs(cand.align_deg) > 1e-9:
         if target_turns:
             assert target_world is not None
             sweep = g.rotation_sweep(tgt_coords, cand.align_point, -cand.align_deg)

@@ -239,12 +239,16 @@ def _default_group_key(charger_models: int, target_models: int) -> tuple[int, in
 @dataclass(frozen=True)
 class MoveRules:
     """What a ruleset changes in the search (RULES-editions.md 6): the ranking of end positions
-    by models (``group_key``: the ruleset's priority key for contact, best first) and, for a
-    search of a charger's front edge alone (tow's swept shape), the whole formation whose end
-    footprint must be clear (``end_form``)."""
+    by models (``group_key``: the ruleset's priority key for contact, best first), for a
+    search of a charger's front edge alone (tow's swept shape) the whole formation whose end
+    footprint must be clear (``end_form``), and whether a contact nobody can align is offered
+    (``unaligned``)."""
 
     group_key: Callable[[int, int], tuple] = _default_group_key
     end_form: g.Formation | None = None
+    #: When neither the charger nor the target can align, offer the move that ends at first
+    #: contact (tow 1.5, whfb8 2.5); the ruleset decides what it means.
+    unaligned: bool = False
 
 
 T9A_MOVES = MoveRules()

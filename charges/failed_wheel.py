@@ -115,8 +115,16 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
         pose = g.wheel(form, start, pivot, angle)
     rest = max(distance_mm - form.width * math.radians(abs(angle)), 0.0)
     moved, stopped_by = forward_room(form, pose, world, rest)
+    here = g.boundary(form, pose)
+    for o in world.obstacles:
+        # Already touching what lies ahead: the move would end in contact (or over it by the
+        # tolerance); a failed charge never does, so it stays (whfb8 2.5's W8-5).
+        if moved > 0 and shapely.dwithin(o.polygon, here, g.EPS_MM) and \
+                shapely.intersection(g.Forward(moved).swept(form, pose), o.polygon).area > 1e-6:
+            moved, stopped_by = 0.0, o.describe()
     if gap_world is not None and gap_mm > 0 and moved > 0:
-        near, near_hit, _ = first_contact(form, pose, gap_world, gap_mm=gap_mm)
+        near, near_hit, _ = first_contact(form, pose, gap_world, gap_mm=gap_mm,
+                                          exact_gap=True)
         if near < moved:
             moved = max(near - 1e-6, 0.0)
             stopped_by = next((f"{o.describe()} (ending {gap_mm / 25.4:g} in away)"

@@ -47,6 +47,9 @@ ALTERNATIVES = (6, 2, 1, 1)
 class Plan:
     order: tuple[ChargeDecl, ...]
     moves: dict[ChargeDecl, ChargeMove | None]
+    #: Rank plans of equal models by the spread of the chargers' models (whfb8 2.8: the
+    #: moves equalise the models fighting from each charger).
+    equalise: bool = False
 
     @property
     def moved(self) -> list[ChargeMove]:
@@ -67,10 +70,13 @@ class Plan:
 
     def score(self) -> tuple:
         """Smaller is better: priority 2 (target turned), 3 (chargers in contact), 4 (models,
-        each once), then the tie-breaks summed: path length, wheel, end nearest the start."""
+        each once), the spread of the chargers' models where the ruleset equalises them, then
+        the tie-breaks summed: path length, wheel, end nearest the start."""
         moved = self.moved
+        counts = [m.charger_models for m in moved]
+        spread = max(counts) - min(counts) if self.equalise and counts else 0
         return (round(sum(abs(m.target_turn_deg) for m in moved), 6), -len(moved),
-                -self.models, round(sum(m.length_mm for m in moved), 6),
+                -self.models, spread, round(sum(m.length_mm for m in moved), 6),
                 round(sum(abs(m.wheel_deg) for m in moved), 6),
                 round(sum(math.hypot(m.final.x - m.start.x, m.final.y - m.start.y)
                           for m in moved), 6))
@@ -100,6 +106,7 @@ class _Search:
     #: compared with the path (tow 1.3; inf otherwise).
     rules: MoveRules = T9A_MOVES
     reach: dict[ChargeDecl, float] = field(default_factory=dict)
+    equalise: bool = False
 
     def moves(self, decl: ChargeDecl, depth: int, last: bool, placed: dict, target: g.Unit,
               touched: frozenset[tuple[int, int]]
@@ -138,7 +145,7 @@ class _Search:
         """The best plan for ``order`` from ``depth`` on, the earlier chargers ``placed``."""
         placed = placed or {}
         if depth == len(order):
-            return Plan(order, dict(placed))
+            return Plan(order, dict(placed), self.equalise)
         if target is None:
             target = self.units[order[0].target]
         decl = order[depth]
@@ -151,7 +158,7 @@ class _Search:
             nonlocal best
             now = {**placed, decl: m}
             if best is not None and self.bound(now, order[depth + 1:], target) >= \
-                    best.score()[:4]:
+                    best.score()[:5]:
                 return False
             t_next = target if m.target_final is None else target.placed(m.target_final)
             plan = self.best(order, depth + 1, now, t_next, touched | m.target_slots)
@@ -185,17 +192,18 @@ class _Search:
         models = sum(m.charger_models for m in moved) + len(reach) + \
             sum(self.units[d.charger].files for d in rest)
         return (round(sum(abs(m.target_turn_deg) for m in moved), 6),
-                -(len(moved) + len(rest)), -models,
+                -(len(moved) + len(rest)), -models, 0,
                 round(sum(m.length_mm for m in moved) + sum(self.distance[d] for d in rest)
                       - 1e-6, 6))
 
 
 def _best_plan(scene: g.Scene, movers: list[ChargeDecl], facings: dict[ChargeDecl, str],
                units: dict[str, g.Unit], distance: dict[ChargeDecl, float],
-               rules: MoveRules = T9A_MOVES, reach: dict[ChargeDecl, float] | None = None
-               ) -> Plan | None:
+               rules: MoveRules = T9A_MOVES, reach: dict[ChargeDecl, float] | None = None,
+               equalise: bool = False) -> Plan | None:
     """The best plan over every order of the movers."""
-    search = _Search(scene, facings, units, len(movers) > 1, {}, distance, rules, reach or {})
+    search = _Search(scene, facings, units, len(movers) > 1, {}, distance, rules, reach or {},
+                     equalise)
     best: Plan | None = None
     for order in itertools.permutations(movers):
         plan = search.best(order)
@@ -244,7 +252,7 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
              for d, r in results.items()} if rs.range_measure == "paid_path" else {}
     best = _best_plan(scene, movers, facings, units,
                       {d: results[d].declaration.distance.distance_mm for d in group},
-                      MoveRules(rs.group_key), reach)
+                      MoveRules(rs.group_key), reach, rs.equalise_chargers)
     moved_units = dict(units)
     if best is not None:
         best = _polished(scene, best, units, target)

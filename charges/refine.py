@@ -48,7 +48,8 @@ TURN_RESOLUTION_DEG = 0.005
 
 
 def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Candidate,
-                tbody: g.Body, world: World, target_world: World) -> Candidate:
+                tbody: g.Body, world: World, target_world: World,
+                max_length: float = math.inf) -> Candidate:
     """The smallest target turn for ``cand``'s end position and family (RULES.md 4, priority
     2: "as little as possible", measured): the target turns by the charger's arrival angle,
     which a wheel closer to the final facing makes smaller. The grid gave the first legal
@@ -63,7 +64,8 @@ def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Cand
     while abs(hi - lo) > TURN_RESOLUTION_DEG:
         mid = (lo + hi) / 2
         c = candidate_at(form, start, frame, slot, cand.s, cand.wheel_deg + mid)
-        if c is not None and abs(c.align_deg) < abs(good.align_deg) and check_candidate(
+        if c is not None and abs(c.align_deg) < abs(good.align_deg) and \
+                c.length <= max_length + 1e-6 and check_candidate(
                 form, start, c, tbody, world, target_turns=True, target_world=target_world).ok:
             good, lo = c, mid
         else:

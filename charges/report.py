@@ -159,11 +159,11 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         "priorities": priorities,
         "explanation": explain(res, margin, certain, sigma),
     }
-    if res.secondary:
+    if res.secondary and res.move is not None and res.outcome in ("success", None):
         # Only when a move cannot avoid other enemies (RULES.md 4, priority 1).
         out["secondary_targets"] = list(res.secondary)
-        assert priorities is not None
-        priorities["other_enemies"] = len(res.secondary)
+        if priorities is not None:
+            priorities["other_enemies"] = len(res.secondary)
     rs = res.ruleset or ruleset
     dec = d.decision
     if dec is not None and dec.counts is not None:
@@ -176,11 +176,19 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         # RULES.md 7, tow 1.7, whfb8 2.7: the charger may test to reform.
         out["reform_allowed"] = True
     if rs.range_measure == "paid_path" and res.move is not None:
-        # tow 1.3: the roll is compared with the paid path (the closing align is free).
-        out["paid_path_mm"] = round(res.move.length_mm, 3)
-        out["paid_path_in"] = round(g.mm_to_in(res.move.length_mm), 3)
+        # tow 1.3: the roll is compared with the paid path (the closing align is free): the
+        # path of the move made (or shown, without dice), else the shortest legal one.
+        paid = res.move.length_mm if res.outcome in ("success", "caught_fleeing", None) else \
+            res.compared_mm
+        out["paid_path_mm"] = round(paid, 3)
+        out["paid_path_in"] = round(g.mm_to_in(paid), 3)
         out["shortest_paid_path_in"] = round(g.mm_to_in(res.compared_mm), 3)
     out.update(res.flags)
+    if res.flight is not None:
+        # The Flee! reaction (tow 1.7): where the target fled before the charge was ruled.
+        out["flee"] = res.flight.to_json()
+        if out.get("target_final") is None and res.outcome != "caught_fleeing":
+            out["target_final"] = res.flight.pose.to_json()
     if res.multiple is not None:
         # Only on the entries of a multiple charge (RULES.md 8): the figures over all of them.
         out["multiple_charge"] = res.multiple

@@ -26,6 +26,8 @@ class Request:
     dice: dict[str, tuple[int, ...]] | None
     #: A D6 per charger deciding a contested facing (whfb8 2.1), when given.
     facing_roll: dict[str, int] = field(default_factory=dict)
+    #: A flee reaction's roll per charged unit (tow 1.7, whfb8 2.7), when it flees.
+    flee: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def parse_request(data: Any) -> Request:
@@ -64,7 +66,38 @@ def parse_request(data: Any) -> Request:
         decls.append(ChargeDecl(ch.id, tg.id))
     dice = _parse_dice(data.get("dice"), scene, decls, ruleset)
     return Request(ruleset, scene, tuple(decls), dice,
-                   _parse_facing_roll(data.get("facing_roll"), decls))
+                   _parse_facing_roll(data.get("facing_roll"), decls),
+                   _parse_flee(data.get("flee"), scene, decls, ruleset))
+
+
+def _parse_flee(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset
+                ) -> dict[str, tuple[int, ...]]:
+    """``flee``: {charged unit id: its flee roll}, the Flee! reaction to this charge."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise RequestError("flee: must be an object mapping a charged unit's id to its flee "
+                           "roll, e.g. {\"spears\": [2, 3]}")
+    targets = {d.target for d in decls}
+    out: dict[str, tuple[int, ...]] = {}
+    for uid, roll in raw.items():
+        where = f"flee.{uid}"
+        if uid not in targets:
+            raise RequestError(f"{where}: '{uid}' is not a charged unit")
+        unit = scene.unit(uid)
+        if unit.state in ("engaged", "fleeing", "destroyed"):
+            raise RequestError(f"{where}: '{uid}' is {unit.state} and cannot choose to flee")
+        rule = ruleset.flee_dice(unit.swiftstride)
+        if not isinstance(roll, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) for d in roll):
+            raise RequestError(f"{where}: must be a list of whole dice, e.g. [2, 3]")
+        if len(roll) != rule.n:
+            raise RequestError(f"{where}: the flee roll is {rule.name}, {rule.n} dice, got "
+                               f"{len(roll)}")
+        if any(not 1 <= d <= 6 for d in roll):
+            raise RequestError(f"{where}: every die must be 1 to 6, got {roll}")
+        out[uid] = tuple(roll)
+    return out
 
 
 def _parse_facing_roll(raw: Any, decls: list[ChargeDecl]) -> dict[str, int]:

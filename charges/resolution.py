@@ -19,6 +19,7 @@ from .fleeing import search_fleeing
 from .front_edge import strip_of, unit_move
 from .moves import FailedMove, failed_charge_move
 from .plan import SearchMemo, SearchPlan
+from .refine import polish_move
 from .request import ChargeDecl
 from .rulesets import Ruleset
 from .search import search_charge, shortest_move
@@ -59,6 +60,8 @@ class Resolution:
     ruleset: Ruleset | None = None
     #: The shortest legal paid path (mm), when the roll is compared with the path (tow 1.3).
     shortest_mm: float | None = None
+    #: The target's Flee! reaction to this charge, when it fled (charges/flee.py).
+    flight: Any = None
     #: Why the charger makes no move at all (tow 1.2: a Marching Column), when it does not.
     stays: str | None = None
     #: Set when the target had to align to the charger and the ruleset flags it (tow:
@@ -88,8 +91,12 @@ def scene_with(scene: g.Scene, units: dict[str, g.Unit]) -> g.Scene:
 
 def _odds(res: Resolution) -> float:
     """Chance of success before rolling: the roll must cover the distance and a legal move (or
-    a special charge that reaches an enemy) must exist (RULES.md 3)."""
+    a special charge that reaches an enemy) must exist (RULES.md 3); a contact nobody can
+    align fails in whfb8 (2.5)."""
     if not res.declaration.declarable:
+        return 0.0
+    if res.move is not None and not res.move.aligned and res.ruleset is not None and \
+            res.ruleset.unaligned == "fail":
         return 0.0
     if res.move is not None:
         return float(res.dice_rule.chance_at_least(res.needed))
@@ -103,10 +110,11 @@ def _odds(res: Resolution) -> float:
 def _rules(charger: g.Unit, ruleset: Ruleset) -> tuple[object, MoveRules, float]:
     """The unit the search moves (its front edge alone when the ruleset sweeps only that),
     the search's rules, and how far that strip stands ahead of the unit's centre."""
+    unaligned = ruleset.unaligned != "none"
     if ruleset.swept == "front_edge":
         mover, ahead = strip_of(charger)
-        return mover, MoveRules(ruleset.group_key, charger.formation), ahead
-    return charger, MoveRules(ruleset.group_key), 0.0
+        return mover, MoveRules(ruleset.group_key, charger.formation, unaligned), ahead
+    return charger, MoveRules(ruleset.group_key, None, unaligned), 0.0
 
 
 def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
@@ -116,6 +124,10 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
     """The best legal charge move by the ruleset's rules (RULES.md 4; tow 1.4), within
     ``max_length`` of path: (move, better groups rejected, other enemies it must touch)."""
     mover, rules, ahead = _rules(charger, ruleset)
+    if g.closest(charger.body.polygon, target.body.polygon).distance_mm <= g.EPS_MM:
+        # Already in contact: the charge moves no further, only the align remains (a path
+        # of zero length; tow 1.4: "stop as soon as the units touch").
+        max_length = min(max_length, 1e-3)
     # Built only if the target-turn fallback is reached (RULES.md 4, priority 2).
     target_world = partial(World.for_unit, scene, target, ignore=frozenset({charger.id}))
     memo = memo if memo is not None else SearchMemo()
@@ -128,7 +140,8 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
                                            engaged, memo, rules, max_length)
     if move is not None and ahead:
         move = unit_move(move, charger, ahead)
-        if world.blocked(g.boundary(charger.formation, move.final)) is not None:
+        fits = world.with_kind(set(secondary), "secondary") if secondary else world
+        if fits.blocked(g.boundary(charger.formation, move.final)) is not None:
             move = None  # the whole footprint does not fit where the front edge arrived
     return move, rejected, secondary
 
@@ -202,8 +215,10 @@ def _shortest_paid(scene: g.Scene, res: Resolution, world: World, ruleset: Rules
     mover, rules, _ = _rules(res.charger, ruleset)
     plan = SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
     short = shortest_move(mover, res.target, world, plan, longest)  # type: ignore[arg-type]
-    return min(res.move.length_mm, short.length_mm) if short is not None else \
-        res.move.length_mm
+    if short is None:
+        return res.move.length_mm
+    short = polish_move(mover, res.target, short, world)  # type: ignore[arg-type]
+    return min(res.move.length_mm, short.length_mm)
 
 
 def apply_dice(res: Resolution, dice: tuple[int, ...]) -> None:
@@ -268,8 +283,15 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
             return
         _fail(res, scene, ruleset)
         return
+    if res.move is not None and not res.move.aligned and ruleset.unaligned == "fail":
+        res.notes.append(f"{res.charger.id} cannot close the door on {res.target.id}, nor "
+                         f"can {res.target.id}: the charge fails")
+        _fail(res, scene, ruleset)
+        return
     if res.move is not None:
         res.outcome = "caught_fleeing" if res.target.state == "fleeing" else "success"
+        if not res.move.aligned and ruleset.target_aligns_flag:
+            res.flags[ruleset.target_aligns_flag] = True  # tow 1.5: the gap is left
         if res.move.target_final is not None and ruleset.target_aligns_flag:
             res.flags[ruleset.target_aligns_flag] = True
         return
@@ -309,8 +331,8 @@ def charger_after(res: Resolution) -> tuple[g.Pose, str]:
     if res.outcome == "special":
         assert res.special is not None
         return g.forward(c.pose, res.special.forward_mm), "engaged"
-    if res.outcome == "failed" and res.failed is not None:
-        return res.failed.final, "disrupted"
+    if res.outcome == "failed":
+        return (res.failed.final if res.failed is not None else c.pose), "disrupted"
     if res.outcome == "target_escaped" and res.failed is not None:
         return res.failed.final, c.state  # not a failed charge (tow 1.7)
     return c.pose, c.state

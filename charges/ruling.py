@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import geometry as g
 
+from .flee import Flight, flee
 from .report import sigma_mm, to_json
 from .request import ChargeDecl, Request, parse_request
 from .resolution import Resolution, apply_dice, apply_outcome, assess, resolve, scene_with
@@ -30,6 +31,22 @@ def _multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
     return resolve_multiple(scene, group, req, units)
 
 
+def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
+            units: dict[str, g.Unit]) -> Flight | None:
+    """The Flee! reaction of the group's target, when the request gives its roll (tow 1.7,
+    whfb8 2.7): it flees from the first charger (tow: from the one of the highest Unit
+    Strength; the request names them in that order) and is then charged where it fled."""
+    target = units[group[0].target]
+    roll = req.flee.get(target.id)
+    if roll is None:
+        return None
+    rule = req.ruleset.flee_dice(target.swiftstride)
+    f = flee(scene, target, units[group[0].charger], g.in_to_mm(rule.total(roll)),
+             req.ruleset.flee_gap_mm)
+    units[target.id] = target.placed(f.pose, state="destroyed" if f.destroyed else "fleeing")
+    return f
+
+
 def rule(request: dict) -> dict:
     """The ruling for a request (DESIGN.md, Ruling request and ruling)."""
     req = parse_request(request)
@@ -38,6 +55,7 @@ def rule(request: dict) -> dict:
     done: dict[ChargeDecl, Resolution] = {}
     sigmas: dict[ChargeDecl, float] = {}
     for group in _by_target(req.charges):
+        flight = _flight(scene_with(scene, units), group, req, units)
         current = scene_with(scene, units)
         if len(group) == 1:
             decl = group[0]
@@ -50,6 +68,7 @@ def rule(request: dict) -> dict:
         else:
             results = _multiple(current, group, req, units)
         for res in results:
+            res.flight = flight
             sigmas[res.decl] = sigma_mm([res.charger, res.target])
             apply_outcome(units, res)
             done[res.decl] = res

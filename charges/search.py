@@ -209,6 +209,8 @@ class MoveSearch:
                                 strict=True):
                 self.reasons[int(j)]["every path there is longer than the charge range"] += \
                     int(times)
+        self.max_length = max_length
+        self.unaligned = rules.unaligned
         self.closed = 0
         self.order = np.zeros(0, dtype=int)
         self.seq_gid = np.zeros(0, dtype=int)
@@ -386,7 +388,7 @@ class MoveSearch:
                 if check_candidate(form, start, c, self.tbody, self.world, target_turns=True,
                                    target_world=target_world).ok:
                     c = _least_turn(form, start, plan.frame, c, self.tbody, self.world,
-                                    target_world)
+                                    target_world, self.max_length)
                     self.found.append(_finish(self.charger, self.target, plan.frame, c, True,
                                               list(self.rejected), self.count,
                                               self.contact_of(int(i))))
@@ -418,11 +420,30 @@ class MoveSearch:
             return self.found, self.rejected
         self.close_until(len(groups))
         self.save_memo()
-        if self.found or not self.allow_target_turn or self.target.state == "engaged" or \
-                self.target_world is None:
-            return self.found, self.rejected
-        self.target_turns()
+        if not self.found and self.allow_target_turn and self.target.state != "engaged" and \
+                self.target_world is not None:
+            self.target_turns()
+        if not self.found and self.unaligned:
+            self.unaligned_contact()
         return self.found, self.rejected
+
+    def unaligned_contact(self) -> None:
+        """Nobody can align (tow 1.5, whfb8 2.5): the best path to first contact, by the
+        ruleset's ranking of contact and then path length, ends there. Its contact is
+        counted where it stands."""
+        plan, big = self.plan, self.plan.big
+        rows = np.flatnonzero(self.fits & ~self.known_bad)
+        rows = rows[big.d1[rows] <= first_move(self.form, self.start, self.world).free]
+        alive = rows[path_prefilter(big.subset(rows), self.form, self.start, self.tbody,
+                                    self.world, with_align=False)]
+        for i in plan.sorted(alive):
+            c = big.row(int(i))
+            if check_candidate(self.form, self.start, c, self.tbody, self.world,
+                               align=False).ok:
+                self.found.append(_finish(self.charger, self.target, plan.frame, c, False,
+                                          list(self.rejected), self.count,
+                                          self.contact_of(int(i)), aligned=False))
+                return
 
 
 def _rotated(corners: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle_deg: np.ndarray

@@ -5,13 +5,13 @@ When no legal move avoids every other enemy, a move whose *final position* touch
 unengaged enemy is legal, provided the path never touches it before: once the charger touches
 it, it stays in touch to the end. That enemy is charged too (``secondary_targets``): it reacts
 and fights. Only enemies that some final position along the charged facing could touch are
-tried, one at a time, and the best move over them by the usual priorities wins. Overlapping
-remains illegal. (Two or more unavoidable enemies at once are not searched: a charge that
-would need them is ruled failed.)
+tried, one at a time, then in pairs and threes ("as few as possible"), and the best move over
+the smallest sets by the usual priorities wins. Overlapping remains illegal.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -25,8 +25,12 @@ from .plan import SearchMemo, SearchPlan
 from .search import TargetWorld, search_moves
 from .world import CLEAR, World
 
-#: Moves tried per enemy: the best ones may touch it on the way, not only at the end.
+#: Moves tried per set of enemies: the best ones may touch them on the way, not only at the
+#: end.
 TRIES = 4
+#: The most other enemies a move may be found touching at once ("as few as possible": sets
+#: are tried by size, one enemy first).
+MOST_AT_ONCE = 3
 
 
 def touches_only_at_the_end(form: g.Formation, move: ChargeMove, enemy: shapely.Geometry
@@ -49,10 +53,11 @@ def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, worl
                      memo: SearchMemo | None = None, rules: MoveRules = T9A_MOVES,
                      max_length: float = math.inf
                      ) -> tuple[ChargeMove | None, tuple[str, ...]]:
-    """The best move touching exactly one other enemy at its end (module doc), and that
-    enemy; (None, ()) when there is none. An enemy is searched only if some end position
-    flush with the facing touches it and nothing else (a vectorised footprint test over the
-    plan's end positions): then most charges with no legal move cost no further search.
+    """The best move touching as few other enemies as possible at its end (module doc), and
+    those enemies, sorted; (None, ()) when there is none. A set of enemies is searched only
+    if some end position flush with the facing is blocked by them and clear once they may be
+    touched (a vectorised footprint test over the plan's end positions): then most charges
+    with no legal move cost no further search.
     ``memo``: what the charge's own search (in ``world``) built: its plan and what blocks
     each end position."""
     form = charger.formation
@@ -70,23 +75,26 @@ def search_secondary(charger: g.Unit, target: g.Unit, facing: g.FacingName, worl
     blocked_by = known[1] if known is not None and known[0] is world and \
         len(known[1]) == len(plan.end_corners) else \
         world.footprints(plan.end_corners, ignore_target=True)
-    best: tuple[tuple, ChargeMove, str] | None = None
-    for k in near:
-        o = world.obstacles[k]
-        if not (blocked_by == k).any():
-            continue
-        relaxed = world.with_kind({o.id}, "secondary")
-        if not (relaxed.footprints(plan.end_corners[blocked_by == k], ignore_target=True)
-                == CLEAR).any():
-            continue  # every end position it blocks is blocked by something else too
-        moves, _ = search_moves(charger, target, facing, relaxed, target_world, k=TRIES,
-                                memo=SearchMemo(plan=plan), rules=rules,
-                                max_length=max_length)
-        for m in moves:
-            if touches_only_at_the_end(form, m, o.polygon):
-                if best is None or m.key() < best[0]:
-                    best = (m.key(), m, o.id)
-                break
-    if best is None:
-        return None, ()
-    return best[1], (best[2],)
+    for size in range(1, min(MOST_AT_ONCE, len(near)) + 1):
+        best: tuple[tuple, ChargeMove, tuple[str, ...]] | None = None
+        for subset in itertools.combinations(near, size):
+            blocked = np.isin(blocked_by, subset)
+            if not blocked.any():
+                continue
+            ids = {world.obstacles[k].id for k in subset}
+            relaxed = world.with_kind(ids, "secondary")
+            if not (relaxed.footprints(plan.end_corners[blocked], ignore_target=True)
+                    == CLEAR).any():
+                continue  # every end position they block is blocked by something else too
+            moves, _ = search_moves(charger, target, facing, relaxed, target_world, k=TRIES,
+                                    memo=SearchMemo(plan=plan), rules=rules,
+                                    max_length=max_length)
+            polys = [world.obstacles[k].polygon for k in subset]
+            for m in moves:
+                if all(touches_only_at_the_end(form, m, p) for p in polys):
+                    if best is None or m.key() < best[0]:
+                        best = (m.key(), m, tuple(sorted(ids)))
+                    break
+        if best is not None:
+            return best[1], best[2]
+    return None, ()

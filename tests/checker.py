@@ -56,6 +56,12 @@ class Rules:
         return cls(r.name, r.swept, r.range_measure, r.facing_rule, r.failed_gap_mm,
                    r.gap_from_enemies_only, r.column_cannot_charge)
 
+    def flee_total(self, unit: g.Unit, roll: list[int]) -> int:
+        """What a flee roll adds up to by the ruleset's dice."""
+        import charges
+
+        return charges.get_ruleset(self.name).flee_dice(unit.swiftstride).total(roll)
+
     def max_roll(self, unit: g.Unit) -> int:
         """The largest total the unit's charge roll can give (the ruleset's dice)."""
         import charges
@@ -280,7 +286,8 @@ class _Trial:
         if self.rules.swept == "front_edge" and entry.get("path"):
             # Only the front edge was swept: the whole footprint must fit where it ends.
             self.check_area(f"{where} final footprint", cid, local[cid].poly,
-                            may_touch if has_move else None)
+                            (may_touch | secondary) if has_move and may_touch is not None
+                            else None)
         if final_claim is None:
             self.err(where, "has no final pose")
         elif not _close(g.Pose.from_json(final_claim), end):
@@ -330,8 +337,10 @@ class _Trial:
                 self.err(where, "caught_fleeing but the charger does not reach the target")
         elif outcome in ("failed", "target_escaped"):
             self.check_gap(where, local, before, ch)
+            stayed = _close(ch.pose, before[cid].pose)  # one that cannot move keeps its contact
             for u in [v for v in local.values() if v.id != cid and v.state != "destroyed"]:
-                if g.touching(ch.poly, u.poly):
+                if g.touching(ch.poly, u.poly) and not (stayed and
+                                                         g.touching(before[cid].poly, u.poly)):
                     self.err(where, f"failed charge ends touching unit '{u.id}' (gap "
                              f"{ch.poly.distance(u.poly):.4f} mm)")
             for t in self.terrain:
@@ -362,7 +371,10 @@ class _Trial:
             self.err(where, f"charged facing {e.get('facing')!r} but the arc shares "
                      f"{ {k: round(v, 4) for k, v in shares.items()} } give {sorted(sides)}")
         problems = [_front_flush(ch.form, ch.pose, tg.form, tg.pose, s) for s in sorted(sides)]
-        if all(p is not None for p in problems):
+        # tow 1.5: when neither unit can align the gap is left, the charge disordered.
+        gap_left = bool(e.get("disordered")) and e.get("target_final") is None and \
+            not any(sj.get("kind") == "align" for sj in e.get("path") or [])
+        if all(p is not None for p in problems) and not gap_left:
             self.err(where, "the charger is not flush with the charged facing: "
                      + "; ".join(p for p in problems if p))
         if g.overlapping(ch.poly, tg.poly):
@@ -496,6 +508,7 @@ def check_ruling(request: dict, ruling: dict) -> None:
         raise AssertionError("\n".join(problems))
     world = {u.id: _U(u.id, u.side, u.formation, u.pose, u.state, u) for u in scene.units}
     for group in _groups(entries):
+        _check_flight(request, entries[group[0]], world, rules, problems)
         orders = list(itertools.permutations(group)) if len(group) <= 5 else [tuple(group)]
         first: _Trial | None = None
         chosen: _Trial | None = None
@@ -526,6 +539,37 @@ def check_ruling(request: dict, ruling: dict) -> None:
     _check_units(scene, ruling.get("units"), world, problems)
     if problems:
         raise AssertionError("\n".join(problems))
+
+
+def _check_flight(request: dict, e: dict, world: dict[str, _U], rules: Rules,
+                  problems: list[str]) -> None:
+    """A Flee! reaction given in the request (tow 1.7, whfb8 2.7): the target turned to face
+    directly away from the charger's centre and moved at least its roll straight ahead (it
+    carries on past what it would end on), not ending on any unit; then it is fleeing there."""
+    tid = e["target"]
+    roll = (request.get("flee") or {}).get(tid)
+    if roll is None:
+        return
+    claim = e.get("flee")
+    if not claim:
+        problems.append(f"{tid} flees but the ruling reports no flight")
+        return
+    t, c = world[tid], world[e["charger"]]
+    pose = g.Pose.from_json(claim["pose"])
+    away = math.degrees(math.atan2(t.pose.y - c.pose.y, t.pose.x - c.pose.x))
+    if abs(g.normalize_deg(pose.facing - away)) > 1e-3:
+        problems.append(f"{tid} fled facing {pose.facing:.3f}, not directly away from "
+                        f"{c.id} ({away:.3f})")
+    dist = math.hypot(pose.x - t.pose.x, pose.y - t.pose.y)
+    total = rules.flee_total(t.unit, roll) * 25.4
+    if dist < total - 0.01:
+        problems.append(f"{tid} fled {dist:.2f} mm, short of its roll's {total:.2f} mm")
+    poly = g.boundary(t.form, pose)
+    for u in world.values():
+        if u.id != tid and u.state != "destroyed" and g.overlapping(poly, u.poly):
+            problems.append(f"{tid} fled onto unit {u.id!r}")
+    world[tid] = replace(t, pose=pose, state="destroyed" if claim.get("destroyed")
+                         else "fleeing")
 
 
 def _check_combined(entries: list[dict], group: list[int], world: dict[str, _U],

@@ -90,6 +90,10 @@ class Ruleset:
     column_cannot_charge: bool = False
     #: What the ruling sets when the target has to align to the charger (tow: disordered).
     target_aligns_flag: str | None = None
+    #: When neither the charger nor the target can align: no legal move (RULES.md 4), the
+    #: gap is left and the charge stands (tow 1.5, ``gap``), or it is made and fails (whfb8
+    #: 2.5, ``fail``).
+    unaligned: Literal["none", "gap", "fail"] = "none"
     #: The failed charge move turns about the centre (RULES.md 6) or wheels, paying the
     #: wheel from the distance (tow 1.6, whfb8 2.6).
     failed_turns: bool = True
@@ -101,6 +105,11 @@ class Ruleset:
     fleeing_miss: Literal["failed", "escaped"] = "failed"
     #: Charging a fleeing unit: the charger aligns to the facing it meets (tow), or not.
     fleeing_aligns: bool = False
+    #: A flight that would end within this of an enemy carries on (tow 1.7: 1").
+    flee_gap_mm: float = 0.0
+    #: Several chargers: among plans with as many models, the one whose chargers' models are
+    #: the most equal wins (whfb8 2.8).
+    equalise_chargers: bool = False
     #: The rule names explanations cite.
     words: dict[str, str] = field(default_factory=lambda: dict(T9A_WORDS))
     #: What the roll is called in the explanation ("charge range", "Charge roll").
@@ -115,6 +124,10 @@ class Ruleset:
 
     def dice_for(self, unit: g.Unit) -> DiceRule:
         return self.dice(unit.swiftstride)
+
+    def flee_dice(self, swiftstride: bool) -> DiceRule:
+        """A flee roll (RULES.md 7; whfb8 2.7): 2D6, Swiftstride's best two of 3D6."""
+        return self.dice(swiftstride)
 
     def max_range_in(self, unit: g.Unit) -> float:
         """The longest charge that may be declared: its advance plus the dice's top total

@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import geometry as g
 
-from ..dice import HIGHER_OF_2D6, HIGHER_OF_2D6_PLUS_D6, DiceRule
+from ..dice import HIGHER_OF_2D6, HIGHER_OF_2D6_PLUS_D6, TWO_D6, DiceRule
 from . import register
 from .base import FacingDecision, Ruleset, front_rank_counts
+
+#: A flee roll with Swiftstride's +D6 (1.7): all three dice summed.
+TWO_D6_PLUS_D6 = DiceRule(3, 2, "2D6 + D6", extra=1)
 
 #: Least advantage to the charger first (tow 1.1: front gives 0, flank +1, rear +2).
 ADVANTAGE = {"front": 0, "left": 1, "right": 1, "rear": 2}
@@ -53,6 +56,10 @@ def decide_by_models(charger: g.Unit, target: g.Unit) -> tuple[dict[str, float],
 class OldWorld(Ruleset):
     def dice(self, swiftstride: bool) -> DiceRule:
         return HIGHER_OF_2D6_PLUS_D6 if swiftstride else HIGHER_OF_2D6
+
+    def flee_dice(self, swiftstride: bool) -> DiceRule:
+        """1.7: a flee roll is 2D6; Swiftstride adds its +D6 (errata 1.5.2)."""
+        return TWO_D6_PLUS_D6 if swiftstride else TWO_D6
 
     def max_range_in(self, unit: g.Unit) -> float:
         """M + 6, the best unmodified Charge roll; +3 with Swiftstride (errata p.178)."""
@@ -87,8 +94,9 @@ TOW = register(OldWorld(
     "tow", "Warhammer: The Old World",
     priorities=("undeclared_enemies", "within_range", "models_in_contact", "charger_models",
                 "path"),
-    facing_rule="front_rank_models", range_measure="paid_path", swept="front_edge",
+    unaligned="gap", facing_rule="front_rank_models", range_measure="paid_path", swept="front_edge",
     special_charge=False, requires_room=True,
     column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
-    failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, words=TOW_WORDS,
+    failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, flee_gap_mm=25.4,
+    words=TOW_WORDS,
     roll_word="Charge roll"))

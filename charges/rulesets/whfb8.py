@@ -55,7 +55,7 @@ class Fantasy8(Ruleset):
 WHFB8 = register(Fantasy8(
     "whfb8", "Warhammer Fantasy Battle 8th edition",
     priorities=("undeclared_enemies", "models_in_contact", "equal_split"),
-    facing_rule="front_rank_models", special_charge=False, requires_room=True,
+    unaligned="fail", facing_rule="front_rank_models", special_charge=False, requires_room=True,
     failed_turns=False, failed_gap_mm=25.4,
-    gap_from_enemies_only=False,
+    gap_from_enemies_only=False, equalise_chargers=True, flee_gap_mm=25.4,
     words=WHFB8_WORDS))

@@ -6,7 +6,8 @@ File format (``tests/scenarios/<ruleset>/NN_name.json``, the request's ruleset t
     {"title": ..., "rule": ..., "arithmetic": ..., "request": {ruleset, scene, charges, dice?},
      "expect": {"charges": [...], "units": {id: {...}}, "explanation_contains": [...]},
      "expect_error": ["substring", ...],        # instead of "expect": a ValueError naming the field
-     "tolerance": {"key": tol}}                 # optional overrides
+     "tolerance": {"key": tol},                 # optional overrides
+     "known_gap": "why"}                        # optional: a rule not met yet (strict xfail)
 
 Expected values are compared as a subset of the ruling. Numbers use a tolerance chosen by key:
 millimetres (``*_mm``, ``x``, ``y``) 0.01 mm; inches (``*_in``) 0.001 in (the ruling rounds to 3
@@ -210,7 +211,18 @@ def _final_boxes(request: dict, ruling: dict):
     return out
 
 
-@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
+def _params() -> list:
+    """Every scenario; one whose file names a ``known_gap`` (a rule the engine does not yet
+    meet, with why) is expected to fail, strictly: it turns the suite red once it passes."""
+    out = []
+    for p in FILES:
+        gap = json.loads(p.read_text()).get("known_gap")
+        marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+        out.append(pytest.param(p, marks=marks, id=f"{p.parent.name}/{p.stem}"))
+    return out
+
+
+@pytest.mark.parametrize("path", _params())
 def test_scenario(path: Path) -> None:
     sc = _load(path)
     for key in ("title", "rule", "arithmetic", "request"):
