@@ -69,16 +69,14 @@ def _brute_shortest_legal(charger: g.Unit, target: g.Unit, move: S.ChargeMove, w
     slot = SH.slot_of(move.family, align, frame)
     best = np.inf
     offsets = np.linspace(lo, hi, 40) if hi > lo else np.array([lo])
-    rows = []
-    for s in offsets:
-        for th in np.arange(-90, 90.0001, 0.02):
-            d1, d2, ok = SH.distances(form, start, frame, slot, np.array([s]), np.array([th]))
-            if ok[0]:
-                base = g.normalize_deg(frame.facing_deg - start.facing)
-                w = form.width * np.radians(abs(base if slot == SH.FLUSH else th))
-                rows.append((float(d1[0] + d2[0] + w), s, th))
-            if slot == SH.FLUSH:
-                break
+    thetas = np.arange(-90, 90.0001, 0.02)
+    ss, tt = np.meshgrid(offsets, thetas)
+    d1, d2, ok = SH.distances(form, start, frame, slot, ss, tt)
+    base = g.normalize_deg(frame.facing_deg - start.facing)
+    wheel = form.width * np.radians(np.abs(base if slot == SH.FLUSH else tt))
+    lengths = np.where(ok, d1 + d2 + wheel, np.inf).ravel()
+    keep = np.flatnonzero(np.isfinite(lengths))
+    rows = [(float(lengths[i]), float(ss.ravel()[i]), float(tt.ravel()[i])) for i in keep]
     for length, s, th in sorted(rows):
         if length >= best:
             break

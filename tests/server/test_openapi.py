@@ -11,6 +11,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+import charges
 from server.models import MAX_FILES, MAX_UNITS
 
 from .test_api import assert_error
@@ -78,7 +79,8 @@ def test_the_ruling_request_states_dice_and_rulesets(spec: dict):
     roll = dice["additionalProperties"]
     assert roll["items"] == {"type": "integer", "minimum": 1, "maximum": 6}
     assert (roll["minItems"], roll["maxItems"]) == (2, 3)  # 2D6, or 3D6 with Swiftstride
-    assert req["properties"]["ruleset"]["enum"] == ["t9a-1"]
+    assert req["properties"]["ruleset"]["enum"] == list(charges.RULESETS)
+    assert list(charges.RULESETS) == ["t9a-1", "tow", "whfb8"]
     decl = schema_of(spec, "ChargeDeclaration")
     assert decl["additionalProperties"] is False
     assert decl["properties"]["charger"]["minLength"] == 1
@@ -87,7 +89,7 @@ def test_the_ruling_request_states_dice_and_rulesets(spec: dict):
 def test_the_odds_and_the_listing_state_their_ranges(spec: dict):
     params = {p["name"]: p["schema"] for p in spec["paths"]["/api/odds"]["get"]["parameters"]}
     assert params["advance"]["minimum"] == 0 and params["distance"]["minimum"] == 0
-    assert params["ruleset"]["enum"] == ["t9a-1"]
+    assert params["ruleset"]["enum"] == list(charges.RULESETS)
     params = {p["name"]: p["schema"] for p in spec["paths"]["/api/reviews"]["get"]["parameters"]}
     assert (params["limit"]["minimum"], params["limit"]["maximum"]) == (1, 200)
     before = next(s for s in params["before"]["anyOf"] if s.get("type") == "integer")
@@ -104,7 +106,7 @@ def test_the_review_form_states_what_its_json_parts_hold(spec: dict):
     assert props["dice"]["additionalProperties"]["items"]["maximum"] == 6
     assert {"type": "object", "description": "markers.json as a JSON object"} in \
         props["markers"]["anyOf"]
-    assert props["ruleset"]["enum"] == ["t9a-1"]
+    assert props["ruleset"]["enum"] == list(charges.RULESETS)
     assert set(form["required"]) == {"photo", "markers", "charges"}
     links = spec["paths"]["/api/reviews"]["post"]["responses"]["201"]["links"]
     assert links["GetReview"]["parameters"] == {"review_id": "$response.body#/id"}
@@ -149,7 +151,7 @@ def test_requests_outside_the_schema_are_refused(client: TestClient, sample_scen
         ({**good, "dice": {"knights": [0, 3, 4]}}, "dice"),
         ({**good, "dice": {"knights": [3]}}, "dice"),
         ({**good, "ruleset": "t9a-99"}, "unknown ruleset"),
-        ({**good, "ruleset": "tow"}, "not implemented yet"),
+        ({**good, "ruleset": "t9a-3"}, "not implemented yet"),
         ({**good, "charges": [{"charger": "knights", "target": ""}]}, "target"),
         ({**good, "colour": "red"}, "colour"),
     ]:
