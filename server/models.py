@@ -228,6 +228,10 @@ class RulingRequest(BaseModel):
         default=None, description="A D6 per charger deciding a contested facing (whfb8: no "
         "clear majority of front-rank models; 1-3 the earlier arc of front, flank, rear, 4-6 "
         "the later)", examples=[{"knights": 4}])
+    flee: Dice | None = Field(
+        default=None, description="A charged unit's Flee! reaction with its flee roll (tow, "
+        "whfb8): it flees from the charger before the charge is ruled",
+        examples=[{"spears": [2, 3]}])
 
 
 class Contact(_Open):
