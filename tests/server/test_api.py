@@ -531,7 +531,11 @@ def test_a_slow_photo_does_not_stall_other_requests(tmp_path: Path, sample_photo
 # -- every scenario of the charge suite through HTTP --------------------------------------------
 
 
-SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("t9a-1/*.json"))
+#: The charge rulesets' scenarios (not those naming a known gap: the scenario runner expects
+#: those to fail).
+SCENARIOS = [p for folder in ("t9a-1", "tow", "whfb8") for p in sorted(
+    (Path(__file__).resolve().parents[1] / "scenarios" / folder).glob("*.json"))
+    if "known_gap" not in json.loads(p.read_text())]
 
 
 def _contains(got: object, want: object, where: str = "ruling") -> None:
@@ -550,7 +554,7 @@ def _contains(got: object, want: object, where: str = "ruling") -> None:
         assert got == want, f"{where}: {got!r} != {want!r}"
 
 
-@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("path", SCENARIOS, ids=[f"{p.parent.name}/{p.stem}" for p in SCENARIOS])
 def test_every_scenario_rules_over_http_as_documented(client: TestClient, path: Path):
     """Each ruling kind (special charges, fleeing targets, multiple charges...) comes back
     through the API with every figure the scenario's arithmetic expects (facing, shares,
