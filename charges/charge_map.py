@@ -9,8 +9,8 @@ import geometry as g
 
 from .declaration import declare
 from .request import ChargeDecl
-from .rulesets import Ruleset, get_ruleset
-from .ruling import assess
+from .resolution import assess
+from .rulesets import DEFAULT, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class MapEntry:
                 "legal_move": self.legal_move, "models_in_contact": self.models_in_contact}
 
 
-def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
+def charge_map(scene: g.Scene, ruleset: Ruleset | str = DEFAULT,
                check_moves: bool = False) -> list[MapEntry]:
     """Odds for every possible charge on the table: declaration (RULES.md 2), charged facing
     and the chance of rolling the distance (RULES.md 3). With ``check_moves`` each charge's move
@@ -49,7 +49,7 @@ def charge_map(scene: g.Scene, ruleset: Ruleset | str = "t9a-1",
             if e.side == u.side or not front.intersects(e.body.polygon):
                 continue
             if check_moves:
-                res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id))
+                res = assess(scene, u, e, rs, ChargeDecl(u.id, e.id), provisional_facing=True)
                 d, needed, chance = res.declaration, res.needed, res.odds
                 legal: bool | None = res.move is not None
                 models = res.move.models if res.move is not None else None

@@ -18,6 +18,7 @@ import shapely
 import geometry as g
 
 from .rulesets import Ruleset
+from .rulesets.base import FacingDecision
 
 #: Spacing of the sight-line end points (mm): a gap narrower than this may be missed.
 SIGHT_STEP_MM = 5.0
@@ -33,6 +34,8 @@ class Declaration:
     max_range_in: float
     shares: dict[g.FacingName, float]
     facing: g.FacingName
+    #: The ruleset's facing decision with its evidence (model counts, a contested facing).
+    decision: FacingDecision | None = None
 
 
 def _points_along(line: shapely.LineString | shapely.MultiLineString, step: float
@@ -145,8 +148,9 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
 
 
 def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
-            every_reason: bool = True) -> Declaration:
-    """RULES.md 2. With ``every_reason`` every failed condition is listed (a ruling names them
+            every_reason: bool = True, facing_roll: int | None = None) -> Declaration:
+    """RULES.md 2 (the ruleset gives the longest charge and the facing rule). With
+    ``every_reason`` every failed condition is listed (a ruling names them
     all); without it, a target beyond the longest possible charge is not also checked for
     sight lines, the costly test, since it is not declarable anyway (a charge map needs only
     the yes or no: most pairs on a big table are out of range)."""
@@ -172,5 +176,6 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
                        f"possible charge of {max_range:g} in")
     shares = g.arc_shares(target.formation, target.pose, charger.body.polygon,
                           target.body.arcs)
-    facing = ruleset.charged_facing(shares)
-    return Declaration(not reasons, reasons, in_arc, vis, dist, max_range, shares, facing)
+    decision = ruleset.facing(charger, target, shares, facing_roll)
+    return Declaration(not reasons, reasons, in_arc, vis, dist, max_range, shares,
+                       decision.facing, decision)

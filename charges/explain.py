@@ -1,5 +1,7 @@
 """Plain-language explanations of a ruling, one sentence per fact, in the order a player
-would read them aloud (RULES.md 1-8)."""
+would read them aloud (RULES.md 1-8). Player-facing text cites the rules by the rulebook's
+own section names (Charged Facing, Declaring Charges, Charge Range, Maximising Contact, Blocked
+Path, Failed Charge, Charging a Fleeing Unit, Multiple Charges), never our files."""
 
 from __future__ import annotations
 
@@ -7,8 +9,12 @@ from typing import TYPE_CHECKING
 
 import geometry as g
 
+from .dice import format_chance
+from .rulesets.base import T9A_WORDS
+
 if TYPE_CHECKING:
-    from .ruling import Resolution
+    from .moves import FailedMove
+    from .resolution import Resolution
 
 
 def _in(mm: float) -> str:
@@ -23,7 +29,20 @@ def poss(name: str) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.0f}%"
+    return format_chance(x, 0)
+
+
+def combined_sentence(multiple: dict) -> str:
+    """A multiple charge's combined count, each model once (Multiple Charges; Maximising
+    Contact, priority 4)."""
+    parts = [str(n) for n in multiple["charger_models"].values()]
+    chargers = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    n = multiple["chargers_in_contact"]
+    who = "both chargers" if n == 2 else ("the charger" if n == 1 else f"{n} chargers")
+    return (f"Multiple charge, moving in the order {', '.join(multiple['order'])}: {who} in "
+            f"contact; in all, {multiple['models_in_contact']} models in base contact: "
+            f"{chargers} of the chargers, {multiple['target_models']} of the target, each "
+            "model counted once.")
 
 
 def describe_steps(res: Resolution) -> str:
@@ -48,44 +67,73 @@ def describe_steps(res: Resolution) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _words(res: Resolution) -> dict[str, str]:
+    """The rule names this ruling cites (the ruleset's own rulebook)."""
+    return res.ruleset.words if res.ruleset is not None else T9A_WORDS
+
+
+def _facing_sentence(res: Resolution) -> str:
+    c, t, d = res.charger, res.target, res.declaration
+    w = _words(res)
+    dec = d.decision
+    if dec is not None and dec.counts is not None:
+        counts = ", ".join(f"{v:g} in its {k} arc" for k, v in dec.counts.items() if v)
+        how = f" ({dec.tie})" if dec.tie else ""
+        return (f"{poss(c.id).capitalize()} front-rank models stand {counts}, so the charge "
+                f"hits {poss(t.id)} {d.facing}{how} ({w['facing']}).")
+    share = d.shares[d.facing]
+    if share > 0.5:
+        return (f"{_pct(share)} of {c.id} stands in {poss(t.id)} {d.facing} arc, so the charge "
+                f"hits its {d.facing} ({w['facing']}).")
+    return (f"No arc of {t.id} holds more than half of {c.id}; the largest share, "
+            f"{_pct(share)}, is in its {d.facing} arc, so the charge hits its {d.facing}"
+            f" ({w['facing']}).")
+
+
 def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list[str]:
     c, t, d = res.charger, res.target, res.declaration
+    w = _words(res)
     out: list[str] = [f"{c.id} ({c.side}) declare a charge against {t.id} ({t.side})."]
     dist = d.distance
+    adv = c.advance_in or 0.0
     if not d.declarable:
-        out.append("The charge cannot be declared: " + "; ".join(d.reasons) + " (RULES.md 2).")
+        out.append("The charge cannot be declared: " + "; ".join(d.reasons) +
+                   f" ({w['declare']}).")
     else:
         out.append(f"{t.id} is {_in(dist.distance_mm)} away at the closest points, inside "
                    f"{poss(c.id)} front arc and in sight, within the longest possible charge of "
-                   f"{d.max_range_in:g} in ({c.advance_in:g} in advance + "
-                   f"{res.dice_rule.max_total}).")
-    share = d.shares[d.facing]
-    if t.state == "fleeing":
+                   f"{d.max_range_in:g} in ({adv:g} in {w['movement']} + "
+                   f"{d.max_range_in - adv:g}).")
+    if t.state == "fleeing" and not (res.ruleset and res.ruleset.fleeing_aligns):
         out.append(f"{t.id} is fleeing, so any facing may be charged and there is no align "
-                   "(RULES.md 7).")
-    elif share > 0.5:
-        out.append(f"{_pct(share)} of {c.id} stands in {poss(t.id)} {d.facing} arc, so the charge "
-                   f"hits its {d.facing} (RULES.md 1).")
+                   f"({w['fleeing']}).")
+    elif t.state == "fleeing":
+        out.append(f"{t.id} is fleeing, so any facing may be charged; the charger aligns to the "
+                   f"one it meets ({w['fleeing']}).")
     else:
-        out.append(f"No arc of {t.id} holds more than half of {c.id}; the largest share, "
-                   f"{_pct(share)}, is in its {d.facing} arc, so the charge hits its {d.facing}"
-                   " (RULES.md 1).")
-    adv = c.advance_in or 0.0
+        out.append(_facing_sentence(res))
+    paid = res.ruleset is not None and res.ruleset.range_measure == "paid_path"
+    roll = res.ruleset.roll_word if res.ruleset is not None else "charge range"
     if d.declarable:
-        chance = f"{res.odds * 100:.1f}%"
+        chance = format_chance(res.odds)
+        if paid and res.move is not None:
+            out.append(f"The roll is compared with the path paid for: the shortest legal one is "
+                       f"{_in(res.compared_mm)} (the forward moves and the wheel's outer "
+                       f"corner; the closing wheel is free) ({w['range']}).")
         if res.move is None and not (res.special and res.special.charged):
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
                        "no legal charge move exists, so the charge cannot succeed whatever "
                        "the roll (chance 0%).")
         else:
             out.append(f"{c.id} need {res.needed} or more on {res.dice_rule.name} "
-                       f"(advance {adv:g} in): a {chance} chance.")
+                       f"({w['movement']} {adv:g} in): a {chance} chance.")
     if res.dice is not None and res.range_in is not None and d.declarable:
         total = res.dice_rule.total(res.dice)
         dice = ", ".join(map(str, res.dice))
         verdict = "enough" if res.in_range else "short"
-        out.append(f"They rolled {dice}: charge range {adv:g} + {total} = {res.range_in:g} in, "
-                   f"{verdict} for {dist.distance_in:.2f} in.")
+        against = g.mm_to_in(res.compared_mm)
+        out.append(f"They rolled {dice}: {roll} {adv:g} + {total} = {res.range_in:g} in, "
+                   f"{verdict} for {against:.2f} in.")
     _explain_move(res, out)
     if not certain:
         out.append(f"Too close to call: moving a unit by {margin:.1f} mm would change the "
@@ -97,6 +145,7 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
 def _explain_move(res: Resolution, out: list[str]) -> None:
     c, t = res.charger, res.target
     m = res.move
+    w = _words(res)
     if res.outcome in ("success", "caught_fleeing", None) and m is not None and \
             res.declaration.declarable:
         verb = "would " if res.outcome is None else ""
@@ -106,14 +155,23 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
             if res.outcome == "caught_fleeing":
                 out.append(f"{t.id} is caught and destroyed; {c.id} are disrupted until the end"
                            " of the player turn and may test Discipline for a post-combat "
-                           "reform.")
+                           f"reform ({w['fleeing']}).")
             return
         out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
                    f"with {poss(t.id)} {m.facing}.")
+        if res.outcome == "caught_fleeing":
+            out.append(f"{t.id} is run down and removed; {c.id} may take a Leadership test to "
+                       f"reform, and cannot move again this turn ({w['fleeing']}).")
+        for other in res.secondary:
+            out.append(f"No legal move reaches {poss(t.id)} {m.facing} without touching "
+                       f"{other}, so {c.id} end in contact with {other} too: {other} is "
+                       f"charged as well, reacts and fights ({w['other_enemies']}).")
         if m.target_final is not None:
+            flag = res.ruleset.target_aligns_flag if res.ruleset is not None else None
+            extra = f"; the charge is {flag}" if flag else ""
             out.append(f"No position lets {c.id} align on its own, so {t.id} turns "
-                       f"{abs(m.target_turn_deg):.1f} degrees about the contact point instead "
-                       "(priority 2: as little as possible).")
+                       f"{abs(m.target_turn_deg):.1f} degrees about the contact point "
+                       f"instead{extra} ({w['turn_target']}).")
         out.append(f"In base contact: {m.charger_models} {c.id} and {m.target_models} {t.id}, "
                    f"{m.models} models in all.")
         for rej in res.rejected[:2]:
@@ -121,6 +179,8 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                 out.append(f"A position with {rej.models} models in contact "
                            f"({rej.charger_models} + {rej.target_models}) is not reachable: "
                            f"{rej.reason}.")
+        if res.multiple is not None:
+            out.append(combined_sentence(res.multiple))
         if res.out_of_order:
             out.append(res.out_of_order)
         return
@@ -131,7 +191,7 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
         out.append(f"No legal charge move exists only because {blockers} stand(s) in the way, "
                    f"and {c.id} could not charge them normally either: {c.id} make a special "
                    f"charge, moving {_in(sp.forward_mm)} straight forward into {sp.charged} "
-                   "(RULES.md 5).")
+                   f"({w['blocked']}).")
         if p is not None:
             how = "keeping its ranks and files" if not p.reformed_ranks else \
                 f"changing to {p.files} files and {p.ranks} ranks, as little as possible"
@@ -139,33 +199,58 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                        f"{p.charger_models} {c.id} and {p.target_models} {sp.charged} in base "
                        "contact.")
         return
+    if res.outcome == "target_escaped" and res.failed is not None:
+        f = res.failed
+        out.append(f"{t.id} is out of reach: it has escaped, and this is not a failed charge. "
+                   f"{c.id} move their full charge range towards it: {_failed_steps(res, f)} "
+                   f"({w['fleeing']}).")
+        return
+    if res.outcome == "failed" and res.stays is not None:
+        out.append(f"{res.stays}: the charge is failed, and they do not move ({w['failed']}).")
+        return
     if res.outcome == "failed":
-        if res.in_range:
+        if res.in_range and res.move is None and res.ruleset is not None and \
+                res.ruleset.range_measure == "paid_path" and not res.notes:
+            out.append(f"No legal charge move is short enough for the roll: the charge fails "
+                       f"({w['range']}).")
+        elif res.in_range:
             if res.special is not None and res.special.charged is None:
                 why = res.special.stopped_by or "nothing"
                 reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
                 out.append(f"The roll is enough but no legal charge move exists ({reasons[0]}), "
                            f"and no special charge either: moving straight forward, {c.id} "
-                           f"meets {why} before any enemy (RULES.md 5). The charge fails.")
+                           f"meets {why} before any enemy ({w['blocked']}). The charge fails.")
             else:
                 reasons = [r.reason for r in res.rejected] or ["no path reaches it"]
                 out.append(f"The roll is enough but no legal charge move exists "
-                           f"({reasons[0]}): the charge fails (RULES.md 3).")
+                           f"({reasons[0]}): the charge fails ({w['range']}).")
         for note in res.notes:
             out.append(note + ".")
         if res.out_of_order:
             out.append(res.out_of_order)
         f = res.failed
         if f is not None:
-            turn = f"turn {abs(f.turn_deg):.1f} degrees to face {poss(t.id)} centre"
-            if f.turn_blocked_by:
-                turn += (f" (stopped after {abs(f.turn_deg):.1f} of {abs(f.turn_wanted_deg):.1f}"
-                         f" degrees by {f.turn_blocked_by})")
-            move = f"move {_in(f.moved_mm)} straight forward"
-            if f.stopped_by:
-                move += f" (stopping just short of {f.stopped_by}; the roll allowed " \
-                        f"{_in(f.distance_mm)})"
-            high = max(res.dice or (0,))
-            out.append(f"Failed charge move (the highest die, {high} in): {c.id} {turn} and "
-                       f"{move}; they are disrupted until the end of the player turn "
-                       "(RULES.md 6).")
+            dist = f"{g.mm_to_in(f.distance_mm):g} in"
+            if res.ruleset is None or res.ruleset.failed_turns:
+                dist = f"the highest die, {dist}"
+            out.append(f"Failed charge move ({dist}): {c.id} {_failed_steps(res, f)}; "
+                       f"{w['after_failed']} ({w['failed']}).")
+
+
+def _failed_steps(res: Resolution, f: FailedMove) -> str:
+    """A failed (or escaped target's) move in words: the turn or paid wheel, then forward."""
+    t = res.target
+    verb = "wheel" if f.kind == "wheel" else "turn"
+    turn = f"{verb} {abs(f.turn_deg):.1f} degrees to face {poss(t.id)} centre"
+    if f.kind == "wheel" and abs(f.turn_wanted_deg) < 1e-6:
+        turn = f"already face {poss(t.id)} centre"
+    if f.turn_blocked_by:
+        turn += (f" (stopped after {abs(f.turn_deg):.1f} of "
+                 f"{abs(f.turn_wanted_deg):.1f} degrees by {f.turn_blocked_by})")
+    elif abs(f.turn_deg) < abs(f.turn_wanted_deg) - 1e-6:
+        turn += f" (of {abs(f.turn_wanted_deg):.1f}, as far as the distance pays for)"
+    move = f"move {_in(f.moved_mm)} straight forward"
+    if f.stopped_by:
+        move += f" (stopping just short of {f.stopped_by}; the roll allowed " \
+                f"{_in(f.distance_mm)})"
+    return f"{turn} and {move}"

@@ -7,14 +7,10 @@ from dataclasses import replace
 
 import geometry as g
 
-from .search import (
-    Candidate,
-    ChargeMove,
-    candidates_at,
-    check_candidate,
-    facing_frame,
-    offset_candidates,
-)
+from .candidates import Candidate, candidates_at
+from .charge_move import ChargeMove
+from .exact_check import check_candidate
+from .facing_frame import facing_frame, offset_candidates
 from .world import World
 
 #: Coarser wheel grid for the fleeing search: any contact will do, only the path length ranks.

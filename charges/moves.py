@@ -45,11 +45,12 @@ def _overlap_free(form: g.Formation, pose: g.Pose, obstacle, limit: float) -> fl
 
 
 def first_contact(form: g.Formation, pose: g.Pose, world: World,
-                  limit_mm: float = math.inf, gap_mm: float = 0.0
+                  limit_mm: float = math.inf, gap_mm: float = 0.0, exact_gap: bool = False
                   ) -> tuple[float, str | None, str | None]:
     """How far ``pose`` can move straight forward before touching something, or before coming
     within ``gap_mm`` of it: (distance, id of what it meets, its kind). The table edge counts
-    as ``table``. The gap is kept by growing each obstacle by it, not by stopping short along
+    as ``table``. The gap is kept by growing each obstacle by it (``exact_gap``: round, for a
+    rule's distance; else mitred, never closer), not by stopping short along
     the way: a unit sliding past a neighbour at a grazing angle would otherwise end a fraction
     of the gap from it."""
     coords = boundary_coords(form, pose)
@@ -63,7 +64,10 @@ def first_contact(form: g.Formation, pose: g.Pose, world: World,
               for geom in getattr(o.polygon, "geoms", [o.polygon])]
     geoms = [geom for _, geom in pieces]
     if gap_mm > 0 and geoms:
-        geoms = list(shapely.buffer(geoms, gap_mm, join_style="mitre"))
+        # A tolerance-sized gap grows by mitre (never closer); a rule's distance (1") is a
+        # distance, so it grows round (64 segments a quarter: within 0.002 mm of a circle).
+        geoms = list(shapely.buffer(geoms, gap_mm, quad_segs=64) if exact_gap else
+                     shapely.buffer(geoms, gap_mm, join_style="mitre"))
     ahead = contact_distances(coords, f, [shapely.get_coordinates(geom.exterior)[:-1]
                                           for geom in geoms])
     found: dict[int, list[float]] = {}
@@ -136,6 +140,23 @@ class FailedMove:
     distance_mm: float
     moved_mm: float
     stopped_by: str | None
+    #: ``turn`` about the centre (RULES.md 6), or ``wheel`` about a front corner (tow, whfb8).
+    kind: str = "turn"
+
+
+def forward_room(form: g.Formation, pose: g.Pose, world: World, distance_mm: float
+                 ) -> tuple[float, str | None]:
+    """How far a failed move goes straight ahead, up to ``distance_mm``, stopping just before
+    touching anything (RULES.md 6), and what stopped it (None when nothing did)."""
+    room, hit, _ = first_contact(form, pose, world, gap_mm=GAP_KEPT_MM)
+    if hit == "table":
+        room -= STOP_SHORT_MM
+    moved = min(distance_mm, max(room - 1e-6, 0.0))
+    stopped_by = None
+    if moved < distance_mm - 1e-9:
+        stopped_by = "the table edge" if hit == "table" else (
+            next((o.describe() for o in world.obstacles if o.id == hit), hit))
+    return moved, stopped_by
 
 
 def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float],
@@ -210,14 +231,7 @@ def failed_charge_move(form: g.Formation, start: g.Pose, aim: tuple[float, float
     if abs(turn) > 1e-9:
         steps.append(g.Turn(turn))
         pose = g.turn(pose, turn)
-    room, hit, _ = first_contact(form, pose, world, gap_mm=GAP_KEPT_MM)
-    if hit == "table":
-        room -= STOP_SHORT_MM
-    moved = min(distance_mm, max(room - 1e-6, 0.0))
-    stopped_by = None
-    if moved < distance_mm - 1e-9:
-        stopped_by = "the table edge" if hit == "table" else (
-            next((o.describe() for o in world.obstacles if o.id == hit), hit))
+    moved, stopped_by = forward_room(form, pose, world, distance_mm)
     if moved > 1e-9:
         steps.append(g.Forward(moved))
         pose = g.forward(pose, moved)

@@ -2,98 +2,260 @@
 
 The chargers roll together; those in range move in the order that puts the most chargers in
 contact (priority 3), then best meets the rest of the list over the final positions of all of
-them. Each charger's own choice also serves priority 3: besides its best move, a few
-alternatives ending elsewhere along the facing are tried, so a charger may leave room for the
-next one. Chargers never overlap; one left without a legal move has made an impossible charge
-and makes a failed charge move instead.
+them: priority 4 counts every model once, however many chargers touch it ("a model counts
+once however many enemies it touches", RULES.md 4), then the shortest paths, the smallest
+wheels and the ends nearest the starts, summed over the chargers.
+
+Orders are tried exhaustively (a handful of chargers). For each order the chargers are placed
+one after another: each later charger's moves are ranked by the models *it adds* (the target
+models already touched are not counted again), and the first chargers offer alternatives (up
+to ``ALTERNATIVES``, each putting a different set of models in contact, best first; the first
+charger's also its shortest move whatever it contacts, and each pushed to either side of the
+facing as far as its contact allows) so that a
+charger may leave room for the next one or leave it the target models it can reach. The chosen
+moves are then refined to their shortest paths with every other charger in its final place.
+Chargers never overlap; one left without a legal move has made an impossible charge and makes
+a failed charge move instead.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 
 import geometry as g
 
+from .charge_move import ChargeMove
+from .facing_frame import T9A_MOVES, MoveRules
+from .plan import SearchMemo, SearchPlan
+from .refine import polish_move
 from .request import ChargeDecl, Request
-from .ruling import Resolution, _apply_dice, _fail, _scene_with, assess
-from .search import ChargeMove, search_moves
+from .resolution import Resolution, _fail, apply_dice, assess, scene_with
+from .search import moves_aside, search_moves, shortest_move
 from .world import World
 
-#: Alternatives tried per charger, by position in the order: wide at the top, where a choice
-#: leaves room for the others, narrow further down.
-ALTERNATIVES = (6, 3, 1, 1)
+#: Alternatives offered per charger, by its place in the order: wide at the top, where a
+#: choice leaves room (or target models) for the others, narrow further down; the last charger
+#: always takes its best move given the others.
+ALTERNATIVES = (6, 2, 1, 1)
 
 
 @dataclass
 class Plan:
     order: tuple[ChargeDecl, ...]
     moves: dict[ChargeDecl, ChargeMove | None]
+    #: Rank plans of equal models by the spread of the chargers' models (whfb8 2.8: the
+    #: moves equalise the models fighting from each charger).
+    equalise: bool = False
 
-    def score(self) -> tuple:
-        """Smaller is better: priority 2, then 3, then 4, then total path length."""
-        moved = [m for m in self.moves.values() if m is not None]
-        turn = sum(abs(m.target_turn_deg) for m in moved)
-        target_slots: set = set()
-        charger_models = 0
-        for m in moved:
-            target_slots |= set(m.target_slots)
-            charger_models += m.charger_models
-        return (round(turn, 6), -len(moved), -(charger_models + len(target_slots)),
-                round(sum(m.length_mm for m in moved), 6))
+    @property
+    def moved(self) -> list[ChargeMove]:
+        return [m for m in self.moves.values() if m is not None]
+
+    @property
+    def target_models(self) -> int:
+        """Target models in contact with any charger, each counted once."""
+        return len(frozenset().union(*(m.target_slots for m in self.moved)))
+
+    @property
+    def charger_models(self) -> int:
+        return sum(m.charger_models for m in self.moved)
 
     @property
     def models(self) -> int:
-        return -self.score()[2]
+        return self.charger_models + self.target_models
+
+    def score(self) -> tuple:
+        """Smaller is better: priority 2 (target turned), 3 (chargers in contact), 4 (models,
+        each once), the spread of the chargers' models where the ruleset equalises them, then
+        the tie-breaks summed: path length, wheel, end nearest the start."""
+        moved = self.moved
+        counts = [m.charger_models for m in moved]
+        spread = max(counts) - min(counts) if self.equalise and counts else 0
+        return (round(sum(abs(m.target_turn_deg) for m in moved), 6), -len(moved),
+                -self.models, spread, round(sum(m.length_mm for m in moved), 6),
+                round(sum(abs(m.wheel_deg) for m in moved), 6),
+                round(sum(math.hypot(m.final.x - m.start.x, m.final.y - m.start.y)
+                          for m in moved), 6))
 
 
-def _plans(scene: g.Scene, order: tuple[ChargeDecl, ...], facings: dict[ChargeDecl, str],
-           units: dict[str, g.Unit], depth: int, placed: dict[ChargeDecl, ChargeMove | None],
-           target: g.Unit) -> Plan:
-    if depth == len(order):
-        return Plan(order, dict(placed))
-    decl = order[depth]
-    charger = units[decl.charger]
+def _placed_scene(scene: g.Scene, units: dict[str, g.Unit], placed: dict[ChargeDecl,
+                  ChargeMove | None], target: g.Unit) -> g.Scene:
     moved = {d.charger: units[d.charger].placed(m.final) for d, m in placed.items()
              if m is not None}
-    current = _scene_with(scene, {**units, **moved, target.id: target})
-    world = World.for_unit(current, charger, target.id)
-    target_world = World.for_unit(current, target, ignore=frozenset({charger.id}))
-    k = ALTERNATIVES[min(depth, len(ALTERNATIVES) - 1)] if depth < len(order) - 1 else 1
-    moves, _ = search_moves(charger, target, facings[decl], world, target_world,  # type: ignore[arg-type]
-                            allow_target_turn=depth == 0, k=k)
-    if not moves:
-        return _plans(scene, order, facings, units, depth + 1, {**placed, decl: None}, target)
+    return scene_with(scene, {**units, **moved, target.id: target})
+
+
+@dataclass
+class _Search:
+    """One resolution's search over orders: the search plans already built (they depend only
+    on the charger, the target's pose, the facing and the target models not counted), and
+    whether the first charger is also offered its moves pushed aside (moves_aside)."""
+
+    scene: g.Scene
+    facings: dict[ChargeDecl, str]
+    units: dict[str, g.Unit]
+    aside: bool
+    plans: dict[tuple, SearchPlan]
+    #: Each charger's closest distance to the target: no charge path is shorter.
+    distance: dict[ChargeDecl, float]
+    #: The ruleset's ranking of contacts, and each charger's longest path where the roll is
+    #: compared with the path (tow 1.3; inf otherwise).
+    rules: MoveRules = T9A_MOVES
+    reach: dict[ChargeDecl, float] = field(default_factory=dict)
+    equalise: bool = False
+
+    def moves(self, decl: ChargeDecl, depth: int, last: bool, placed: dict, target: g.Unit,
+              touched: frozenset[tuple[int, int]]
+              ) -> tuple[list[ChargeMove], Callable[[ChargeMove], list[ChargeMove]]]:
+        """The charger's alternatives, best first, and how to push one of them aside (empty
+        unless the search offers asides here)."""
+        charger = self.units[decl.charger]
+        current = _placed_scene(self.scene, self.units, placed, target)
+        world = World.for_unit(current, charger, target.id)
+        target_world = partial(World.for_unit, current, target,
+                               ignore=frozenset({charger.id}))
+        facing = self.facings[decl]
+        key = SearchPlan.key_of(charger, target, facing, touched, self.rules)  # type: ignore[arg-type]
+        memo = SearchMemo(plan=self.plans.get(key))
+        k = 1 if last else ALTERNATIVES[min(depth, len(ALTERNATIVES) - 1)]
+        moves, _ = search_moves(charger, target, facing, world, target_world,  # type: ignore[arg-type]
+                                allow_target_turn=depth == 0, k=k, refine=False,
+                                exclude=touched, memo=memo, rules=self.rules,
+                                max_length=self.reach.get(decl, math.inf))
+        if memo.plan is not None:
+            self.plans[key] = memo.plan
+        plan = memo.plan
+        if depth == 0 and not last and plan is not None:
+            straight = shortest_move(charger, target, world, plan)
+            if straight is not None and all(straight.contact_id != m.contact_id
+                                            for m in moves):
+                moves.append(straight)
+        if self.aside and depth == 0 and not last and plan is not None:
+            return moves, partial(moves_aside, charger, target, world=world, plan=plan)
+        return moves, lambda _: []
+
+    def best(self, order: tuple[ChargeDecl, ...], depth: int = 0,
+             placed: dict[ChargeDecl, ChargeMove | None] | None = None,
+             target: g.Unit | None = None,
+             touched: frozenset[tuple[int, int]] = frozenset()) -> Plan:
+        """The best plan for ``order`` from ``depth`` on, the earlier chargers ``placed``."""
+        placed = placed or {}
+        if depth == len(order):
+            return Plan(order, dict(placed), self.equalise)
+        if target is None:
+            target = self.units[order[0].target]
+        decl = order[depth]
+        moves, aside = self.moves(decl, depth, depth == len(order) - 1, placed, target,
+                                  touched)
+        best: Plan | None = None
+
+        def consider(m: ChargeMove) -> bool:
+            """Follow ``m`` if it can still beat the best plan; whether it could."""
+            nonlocal best
+            now = {**placed, decl: m}
+            if best is not None and self.bound(now, order[depth + 1:], target) >= \
+                    best.score()[:5]:
+                return False
+            t_next = target if m.target_final is None else target.placed(m.target_final)
+            plan = self.best(order, depth + 1, now, t_next, touched | m.target_slots)
+            if best is None or plan.score() < best.score():
+                best = plan
+            return True
+
+        hopeful = [m for m in moves if consider(m)]
+        # The same contacts pushed to either side of the facing (leaving room for the
+        # others): tried after every alternative, and only for those that could still win
+        # (a pushed move puts the same models in contact by a path no shorter).
+        for m in hopeful:
+            for a in aside(m):
+                consider(a)
+        if best is None:
+            return self.best(order, depth + 1, {**placed, decl: None}, target, touched)
+        return best
+
+    def bound(self, placed: dict[ChargeDecl, ChargeMove | None],
+              rest: tuple[ChargeDecl, ...], target: g.Unit) -> tuple:
+        """The best score prefix (Plan.score) any plan starting with ``placed`` could reach:
+        every remaining charger in contact with its whole front rank, touching every target
+        model its facing presents that is not touched yet, by a path no longer than its
+        closest distance (the point that makes contact travels at least that far); no more
+        turn."""
+        moved = [m for m in placed.values() if m is not None]
+        touched = frozenset().union(*(m.target_slots for m in moved))
+        reach = set(touched)
+        for d in rest:
+            reach |= set(g.presented_models(target.formation, self.facings[d]))  # type: ignore[arg-type]
+        models = sum(m.charger_models for m in moved) + len(reach) + \
+            sum(self.units[d.charger].files for d in rest)
+        return (round(sum(abs(m.target_turn_deg) for m in moved), 6),
+                -(len(moved) + len(rest)), -models, 0,
+                round(sum(m.length_mm for m in moved) + sum(self.distance[d] for d in rest)
+                      - 1e-6, 6))
+
+
+def _best_plan(scene: g.Scene, movers: list[ChargeDecl], facings: dict[ChargeDecl, str],
+               units: dict[str, g.Unit], distance: dict[ChargeDecl, float],
+               rules: MoveRules = T9A_MOVES, reach: dict[ChargeDecl, float] | None = None,
+               equalise: bool = False) -> Plan | None:
+    """The best plan over every order of the movers."""
+    search = _Search(scene, facings, units, len(movers) > 1, {}, distance, rules, reach or {},
+                     equalise)
     best: Plan | None = None
-    for m in moves:
-        t_next = target if m.target_final is None else target.placed(m.target_final)
-        plan = _plans(scene, order, facings, units, depth + 1, {**placed, decl: m}, t_next)
+    for order in itertools.permutations(movers):
+        plan = search.best(order)
         if best is None or plan.score() < best.score():
             best = plan
-    assert best is not None
     return best
+
+
+def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Unit) -> Plan:
+    """The plan's moves refined to their shortest paths (RULES.md 4, tie-breaks measured),
+    one charger at a time with every other charger in its final place."""
+    moves = dict(plan.moves)
+    tgt = target
+    for m in moves.values():
+        if m is not None and m.target_final is not None:
+            tgt = target.placed(m.target_final)
+    for d in plan.order:
+        m = moves[d]
+        if m is None:
+            continue
+        others = {o: mv for o, mv in moves.items() if o != d}
+        current = _placed_scene(scene, units, others, tgt)
+        world = World.for_unit(current, units[d.charger], target.id)
+        moves[d] = polish_move(units[d.charger], tgt if m.target_final is None else target,
+                               m, world)
+    return Plan(plan.order, moves)
 
 
 def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
                      units: dict[str, g.Unit]) -> list[Resolution]:
     target = units[group[0].target]
-    results = {d: assess(scene, units[d.charger], target, req.ruleset, d) for d in group}
+    results = {d: assess(scene, units[d.charger], target, req.ruleset, d,
+                         req.facing_roll.get(d.charger)) for d in group}
     if req.dice is not None:
         for d in group:
-            _apply_dice(results[d], req.dice[d.charger])
+            apply_dice(results[d], req.dice[d.charger])
     for d in group:
         if not results[d].declaration.declarable:
             results[d].outcome = "impossible"
     movers = [d for d in group if results[d].declaration.declarable
               and (req.dice is None or results[d].in_range)]
     facings = {d: results[d].declaration.facing for d in group}
-    best: Plan | None = None
-    for order in itertools.permutations(movers):
-        plan = _plans(scene, order, facings, units, 0, {}, target)
-        if best is None or plan.score() < best.score():
-            best = plan
+    rs = req.ruleset
+    reach = {d: g.in_to_mm(r.range_in if r.range_in is not None else
+                           (r.charger.advance_in or 0.0) + r.dice_rule.max_total)
+             for d, r in results.items()} if rs.range_measure == "paid_path" else {}
+    best = _best_plan(scene, movers, facings, units,
+                      {d: results[d].declaration.distance.distance_mm for d in group},
+                      MoveRules(rs.group_key), reach, rs.equalise_chargers)
     moved_units = dict(units)
     if best is not None:
+        best = _polished(scene, best, units, target)
         for d in best.order:
             res, m = results[d], best.moves[d]
             res.move = m
@@ -102,22 +264,24 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
                 res.out_of_order = (f"{res.charger.id} found no room once "
                                     f"{', '.join(others) or 'the others'} had moved: an "
                                     "impossible charge, so it is a failed charge "
-                                    "(RULES.md 8).") if others else None
+                                    "(Multiple Charges).") if others else None
                 continue
             if req.dice is not None:
                 res.outcome = "success"
             moved_units[d.charger] = units[d.charger].placed(m.final)
             if m.target_final is not None:
                 moved_units[target.id] = target.placed(m.target_final)
-        n = sum(1 for m in best.moves.values() if m is not None)
+        n = len(best.moved)
+        summary = {"order": [x.charger for x in best.order],
+                   "chargers_in_contact": n, "models_in_contact": best.models,
+                   "charger_models": {x.charger: best.moves[x].charger_models  # type: ignore[union-attr]
+                                      for x in best.order if best.moves[x] is not None},
+                   "target_models": best.target_models}
         for d in best.order:
             results[d].chargers_in_contact = n
-        note = (f"Multiple charge: moving in the order {', '.join(x.charger for x in best.order)}"
-                f" puts {n} charger(s) and {best.models} models in contact (RULES.md 8).")
-        for d in best.order:
-            results[d].notes.append(note.rstrip("."))
+            results[d].multiple = summary
     # Those out of range, or left without room, make failed charge moves after the others.
-    after = _scene_with(scene, moved_units)
+    after = scene_with(scene, moved_units)
     for d in group:
         res = results[d]
         if req.dice is None or res.outcome in ("success", "impossible"):

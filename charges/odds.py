@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import RequestError
-from .rulesets import get_ruleset
+from .rulesets import DEFAULT, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class OddsReport:
 
 
 def odds(advance_in: float, distance_in: float, swiftstride: bool = False,
-         ruleset: str = "t9a-1") -> OddsReport:
+         ruleset: str = DEFAULT) -> OddsReport:
     """The roll needed to cover ``distance_in`` with ``advance_in`` and its exact chance."""
     rs = get_ruleset(ruleset)
     for name, v in (("advance", advance_in), ("distance", distance_in)):

@@ -3,13 +3,13 @@ field."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import geometry as g
 
 from .errors import RequestError
-from .rulesets import Ruleset, get_ruleset
+from .rulesets import DEFAULT, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -24,12 +24,16 @@ class Request:
     scene: g.Scene
     charges: tuple[ChargeDecl, ...]
     dice: dict[str, tuple[int, ...]] | None
+    #: A D6 per charger deciding a contested facing (whfb8 2.1), when given.
+    facing_roll: dict[str, int] = field(default_factory=dict)
+    #: A flee reaction's roll per charged unit (tow 1.7, whfb8 2.7), when it flees.
+    flee: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def parse_request(data: Any) -> Request:
     if not isinstance(data, dict):
         raise RequestError("request: must be a JSON object")
-    ruleset = get_ruleset(data.get("ruleset", "t9a-1"))
+    ruleset = get_ruleset(data.get("ruleset", DEFAULT))
     if "scene" not in data:
         raise RequestError("scene: is required")
     try:
@@ -61,7 +65,56 @@ def parse_request(data: Any) -> Request:
             raise RequestError(f"{where}.charger: '{ch.id}' already declared a charge")
         decls.append(ChargeDecl(ch.id, tg.id))
     dice = _parse_dice(data.get("dice"), scene, decls, ruleset)
-    return Request(ruleset, scene, tuple(decls), dice)
+    return Request(ruleset, scene, tuple(decls), dice,
+                   _parse_facing_roll(data.get("facing_roll"), decls),
+                   _parse_flee(data.get("flee"), scene, decls, ruleset))
+
+
+def _parse_flee(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset
+                ) -> dict[str, tuple[int, ...]]:
+    """``flee``: {charged unit id: its flee roll}, the Flee! reaction to this charge."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise RequestError("flee: must be an object mapping a charged unit's id to its flee "
+                           "roll, e.g. {\"spears\": [2, 3]}")
+    targets = {d.target for d in decls}
+    out: dict[str, tuple[int, ...]] = {}
+    for uid, roll in raw.items():
+        where = f"flee.{uid}"
+        if uid not in targets:
+            raise RequestError(f"{where}: '{uid}' is not a charged unit")
+        unit = scene.unit(uid)
+        if unit.state in ("engaged", "fleeing", "destroyed"):
+            raise RequestError(f"{where}: '{uid}' is {unit.state} and cannot choose to flee")
+        rule = ruleset.flee_dice(unit.swiftstride)
+        if not isinstance(roll, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) for d in roll):
+            raise RequestError(f"{where}: must be a list of whole dice, e.g. [2, 3]")
+        if len(roll) != rule.n:
+            raise RequestError(f"{where}: the flee roll is {rule.name}, {rule.n} dice, got "
+                               f"{len(roll)}")
+        if any(not 1 <= d <= 6 for d in roll):
+            raise RequestError(f"{where}: every die must be 1 to 6, got {roll}")
+        out[uid] = tuple(roll)
+    return out
+
+
+def _parse_facing_roll(raw: Any, decls: list[ChargeDecl]) -> dict[str, int]:
+    """``facing_roll``: {charger id: a D6} for contested facings (whfb8 2.1)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise RequestError("facing_roll: must be an object mapping charger id to a D6")
+    chargers = {d.charger for d in decls}
+    out: dict[str, int] = {}
+    for uid, die in raw.items():
+        if uid not in chargers:
+            raise RequestError(f"facing_roll.{uid}: '{uid}' is not a declared charger")
+        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
+            raise RequestError(f"facing_roll.{uid}: must be a die, 1 to 6, got {die!r}")
+        out[uid] = die
+    return out
 
 
 def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset

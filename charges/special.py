@@ -17,19 +17,13 @@ import shapely
 
 import geometry as g
 
+from .charge_move import ChargeMove
 from .declaration import declare
+from .facing_frame import contact_counts, facing_frame, flush_pose, offset_candidates
 from .moves import first_contact
+from .plan import SearchMemo
 from .rulesets import Ruleset
-from .search import (
-    ChargeMove,
-    SearchMemo,
-    contact_counts,
-    facing_frame,
-    flush_pose,
-    legal_move_exists,
-    offset_candidates,
-    search_moves,
-)
+from .search import legal_move_exists, search_moves
 from .world import Obstacle, World
 
 

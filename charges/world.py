@@ -22,9 +22,11 @@ from shapely.geometry.base import BaseGeometry
 import geometry as g
 
 if TYPE_CHECKING:
-    from .search import FirstMove
+    from .first_pass import FirstMove
 
-Kind = Literal["enemy", "friend", "terrain", "target"]
+#: ``secondary``: an enemy the charge may touch at its end but not overlap, because no move
+#: avoids it (RULES.md 4, unavoidable contact).
+Kind = Literal["enemy", "friend", "terrain", "target", "secondary"]
 
 class _ByIdentity:
     """Values computed from objects, kept by the objects' identity, the oldest dropped first:
@@ -116,8 +118,8 @@ class Obstacle:
 
     def describe(self) -> str:
         return {"terrain": f"impassable terrain '{self.id}'", "friend": f"friendly unit "
-                f"'{self.id}'", "enemy": f"enemy unit '{self.id}'", "target": f"'{self.id}'"}[
-                    self.kind]
+                f"'{self.id}'", "enemy": f"enemy unit '{self.id}'", "target": f"'{self.id}'",
+                "secondary": f"enemy unit '{self.id}'"}[self.kind]
 
 
 def boxes_meet(lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray, pad: float) -> np.ndarray:
@@ -144,7 +146,8 @@ class Blocked:
         if self.how == "leaves the table":
             return "the table edge"
         label = {"terrain": "impassable terrain", "friend": "friendly unit",
-                 "enemy": "enemy unit", "target": "target"}.get(self.kind, self.kind)
+                 "enemy": "enemy unit", "secondary": "enemy unit",
+                 "target": "target"}.get(self.kind, self.kind)
         return f"{label} '{self.obstacle}'"
 
 

@@ -63,3 +63,37 @@ __all__ = [
     "step_from_json", "rotation_bounds", "rotation_sweep", "rotation_sweep_parts",
     "translation_sweep", "Scene", "SceneError", "Table", "Terrain", "Unit", "load_scene",
 ]
+
+# Hex-grid geometry for the hex-and-counter rulesets (HEX.md 3), one import for ``charges.hex``.
+from . import hexfacing, hexgrid  # noqa: E402
+from .hexfacing import (  # noqa: E402
+    FACING_MODELS,
+    aspects,
+    delta,
+    facing_fits,
+    front_sides,
+    in_front_sector,
+    line_axis,
+    line_facings,
+    side_aspect,
+)
+from .hexgrid import (  # noqa: E402
+    DIRS,
+    Hex,
+    HexLine,
+    LabelOrigin,
+    calibrate_labels,
+    direction,
+    hex_line,
+    hexside_id,
+    neighbours,
+    to_pixel,
+)
+from .hexgrid import distance as hex_distance  # noqa: E402
+
+__all__ += [
+    "hexgrid", "hexfacing", "FACING_MODELS", "aspects", "delta", "facing_fits", "front_sides",
+    "in_front_sector", "line_axis", "line_facings", "side_aspect", "DIRS", "Hex", "HexLine",
+    "LabelOrigin", "calibrate_labels", "direction", "hex_line", "hexside_id", "neighbours",
+    "to_pixel", "hex_distance",
+]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
-from shapely.geometry import LineString, Polygon
+from shapely.geometry import Polygon
 
 from .pose import Point, Pose
 
@@ -129,10 +129,6 @@ def facing_segments(form: Formation, pose: Pose) -> dict[FacingName, tuple[Point
         "rear": (c["rear_right"], c["rear_left"]),
         "left": (c["rear_left"], c["front_left"]),
     }
-
-
-def facing_line(form: Formation, pose: Pose, name: FacingName) -> LineString:
-    return LineString(facing_segments(form, pose)[name])
 
 
 def facing_normal(pose: Pose, name: FacingName) -> Point:

@@ -48,11 +48,6 @@ def turn(pose: Pose, angle_deg: float) -> Pose:
     return Pose(pose.x, pose.y, normalize_deg(pose.facing + angle_deg))
 
 
-def forward_wheel_sign(pivot: Pivot) -> int:
-    """Sign of the angle of a forward wheel about ``pivot``."""
-    return 1 if pivot == "left" else -1
-
-
 @dataclass(frozen=True, slots=True)
 class Forward:
     distance_mm: float

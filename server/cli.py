@@ -116,10 +116,13 @@ def demo(
     except OSError as e:
         raise InputError(f"overlay {output}: cannot write ({e.strerror})") from None
     out.print(f"Overlay written to [bold]{output}[/]")
+    from server.demo_hex import demo_hex
+
+    demo_hex()
 
 
 # Commands that live in their own modules register themselves on ``app`` when imported.
-from server import cli_charges, cli_serve, cli_sheet, cli_vision  # noqa: E402,F401
+from server import cli_charges, cli_hex, cli_serve, cli_sheet, cli_vision  # noqa: E402,F401
 
 
 def main() -> None:

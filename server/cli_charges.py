@@ -14,29 +14,30 @@ import charges
 from server.cli import InputError, app, out, read_json
 
 
-def parse_dice(items: list[str]) -> dict[str, list[int]]:
+def parse_dice(items: list[str], option: str = "--dice") -> dict[str, list[int]]:
     """``--dice knights=3,5`` -> {"knights": [3, 5]}."""
     dice: dict[str, list[int]] = {}
     for item in items:
         uid, sep, values = item.partition("=")
         if not sep or not uid:
-            raise InputError(f"--dice {item!r}: write it as UNIT=D1,D2 (e.g. knights=3,5)")
+            raise InputError(f"{option} {item!r}: write it as UNIT=D1,D2 (e.g. knights=3,5)")
         try:
             dice[uid] = [int(v) for v in values.split(",") if v.strip()]
         except ValueError:
-            raise InputError(f"--dice {item!r}: dice must be whole numbers, e.g. "
+            raise InputError(f"{option} {item!r}: dice must be whole numbers, e.g. "
                              f"{uid}=3,5") from None
     return dice
 
 
 OUTCOME_STYLE = {"success": "bold green", "special": "bold green",
                  "caught_fleeing": "bold green", "failed": "bold red",
+                 "target_escaped": "bold yellow",
                  "impossible": "bold red", None: "bold"}
 
 
 def print_ruling(ruling: dict) -> None:
     for c in ruling["charges"]:
-        outcome = c["outcome"] or f"odds {c['odds'] * 100:.1f}%"
+        outcome = c["outcome"] or f"odds {charges.format_chance(c['odds'])}"
         title = f"{c['charger']} -> {c['target']}: {outcome.upper().replace('_', ' ')}"
         body = "\n".join(c["explanation"])
         out.print(Panel(body, title=title, title_align="left",
@@ -45,7 +46,7 @@ def print_ruling(ruling: dict) -> None:
         figures.add_row("facing", c["facing"])
         figures.add_row("distance", f'{c["distance_in"]:.2f} in ({c["distance_mm"]:.1f} mm)')
         figures.add_row("needed / odds", f'{c["needed_in"]} on {c["dice_rule"]} / '
-                                         f'{c["odds"] * 100:.1f}%')
+                                         + charges.format_chance(c["odds"]))
         if c["range_in"] is not None:
             figures.add_row("range", f'{c["range_in"]:g} in')
         if c["contact"]:
@@ -69,7 +70,10 @@ def charge(
     target: Annotated[str, typer.Option("--target", help="Charged unit.")],
     dice: Annotated[list[str] | None, typer.Option("--dice", help="Roll, e.g. knights=3,5 "
                                                    "(repeat per charger).")] = None,
-    ruleset: Annotated[str, typer.Option("--ruleset")] = "t9a-1",
+    ruleset: Annotated[str, typer.Option("--ruleset", help="t9a-1, tow or whfb8.")] = "t9a-1",
+    facing_roll: Annotated[list[str] | None, typer.Option(
+        "--facing-roll", help="A D6 deciding a contested facing (whfb8), e.g. knights=4 "
+        "(repeat per charger).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ruling JSON.")] = False,
 ) -> None:
     """Rule on a declared charge in a scene."""
@@ -78,6 +82,12 @@ def charge(
                      "charges": [{"charger": c, "target": target} for c in charger]}
     if dice:
         request["dice"] = parse_dice(dice)
+    if facing_roll:
+        rolls = parse_dice(facing_roll, "--facing-roll")
+        bad = [k for k, v in rolls.items() if len(v) != 1]
+        if bad:
+            raise InputError(f"--facing-roll {bad[0]}: one die, e.g. {bad[0]}=4")
+        request["facing_roll"] = {k: v[0] for k, v in rolls.items()}
     ruling = charges.rule(request)
     if as_json:
         out.print_json(json.dumps(ruling))
@@ -88,7 +98,9 @@ def charge(
 @app.command()
 def odds(
     advance: Annotated[float, typer.Option("--advance", help="Advance rate (inches).")],
-    distance: Annotated[float, typer.Option("--distance", help="Closest distance (inches).")],
+    distance: Annotated[float, typer.Option("--distance", help="What the roll must cover "
+                                            "(inches): the closest distance, or the paid path "
+                                            "in tow.")],
     ruleset: Annotated[str, typer.Option("--ruleset")] = "t9a-1",
     swiftstride: Annotated[bool, typer.Option("--swiftstride")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -98,5 +110,6 @@ def odds(
     if as_json:
         out.print_json(json.dumps(rep.to_json()))
         return
-    out.print(f"Charge of {distance:g} in with advance {advance:g} in: needs {rep.needed} or "
-              f"more on {rep.dice}: [bold]{rep.odds * 100:.1f}%[/]")
+    movement = charges.get_ruleset(rep.ruleset).words["movement"]
+    out.print(f"Charge of {distance:g} in with {movement} {advance:g} in: needs {rep.needed} or "
+              f"more on {rep.dice}: [bold]{charges.format_chance(rep.odds)}[/]")

@@ -9,11 +9,22 @@ never rename"), and an answer must never be refused because the engine added one
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+
+import charges
 
 Number = float
+
+#: The bundled sample's charge (server/samples), the example request of the OpenAPI.
+_SAMPLE_REQUEST = {
+    "ruleset": "t9a-1",
+    "scene": json.loads((Path(__file__).parent / "samples" / "scene.json").read_text()),
+    "charges": [{"charger": "knights", "target": "spears"}],
+    "dice": {"knights": [3, 5, 2]}}
 
 
 class _Open(BaseModel):
@@ -42,9 +53,52 @@ class ErrorBody(BaseModel):
     field: str | None = Field(default=None, description="The request field at fault, if one is")
     errors: list[FieldError] | None = Field(
         default=None, description="Every type error found, for requests that fail validation")
+    # The engine's own fields when a hex ruling's position or request is refused (HEX.md 4).
+    code: str | None = Field(default=None, description="The rules' refusal code, e.g. "
+                                                       "FACING_OUT_OF_RANGE, UNKNOWN_UNIT")
+    where: str | None = Field(default=None, description="Where it is, e.g. \"units[0] 'a'\"")
+    message: str | None = Field(default=None, description="The engine's message in full")
+    units: list[str] | None = Field(default=None, description="The units concerned")
+    hexes: list[list[int]] | None = Field(default=None, description="The hexes concerned")
 
 
 # -- scene (DESIGN.md, Scene) ----------------------------------------------------------------
+#
+# The scene models mirror every constraint of ``geometry.load_scene`` (geometry/scene.py) that
+# a schema can say: positive table and base sizes, at least one file and rank, a non-negative
+# Advance and measurement uncertainty, at least three corners to a terrain polygon. What a
+# schema cannot say (units overlapping or off the table, ``models`` > files x ranks, unknown
+# unit ids, a self-intersecting polygon) is checked by the engine and answered 422 naming the
+# unit and field. They are strict, as JSON is: a number is a JSON number, never a string that
+# looks like one, and ``true`` is not ``1``; NaN and infinities are refused.
+
+
+#
+# Limits of this server, beyond the rules, so that no request can hold a ruling thread for
+# more than a second or two or exhaust memory. Each is far past any real table: the engine's
+# cost grows with the square of the files of a unit and of the number of units (the overlap
+# test of every pair: 100 units piled on one spot take about 1.5 s), and numbers of astronomic
+# or vanishing size overflow or degenerate its geometry (a base under 1 mm is far below the
+# smallest real base, 20 mm, yet still 100 times the contact tolerance of 0.01 mm).
+MAX_TABLE_MM = 100_000.0  # 100 m
+MAX_COORD_MM = 1_000_000.0  # 1 km from the table's corner, either way
+MIN_BASE_MM, MAX_BASE_MM = 1.0, 1_000.0
+MAX_FILES = MAX_RANKS = 100
+MAX_UNITS = MAX_TERRAIN = 100
+MAX_CORNERS = 1_000
+
+
+class _Strict(_Open):
+    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
+
+
+Coord = Annotated[float, Field(ge=-MAX_COORD_MM, le=MAX_COORD_MM)]
+
+
+def _pair(what: str, item: Any = Coord) -> Any:
+    """``[a, b]``: two numbers, as the scene writes a pair."""
+    return Annotated[list[item], Field(min_length=2, max_length=2,  # type: ignore[valid-type]
+                                       description=what)]
 
 
 class Pose(_Open):
@@ -56,47 +110,63 @@ class Pose(_Open):
     facing: Number
 
 
-class Table(_Open):
-    width_mm: Number = 1828.8
-    depth_mm: Number = 1219.2
+class Table(_Strict):
+    width_mm: Number = Field(default=1828.8, gt=0, le=MAX_TABLE_MM)
+    depth_mm: Number = Field(default=1219.2, gt=0, le=MAX_TABLE_MM)
 
 
-class Terrain(_Open):
+class Terrain(_Strict):
     id: str
     impassable: bool = True
     opaque: bool = True
-    polygon: list[tuple[Number, Number]] = Field(description="Outline, mm, table frame")
+    polygon: list[_pair("A corner [x, y], mm")] = Field(  # type: ignore[valid-type]
+        min_length=3, max_length=MAX_CORNERS,
+        description="Outline, mm, table frame: at least 3 corners, not crossing itself")
 
 
-class Unit(_Open):
+RearRank = Literal["centre", "left", "right"] | Annotated[
+    list[Annotated[int, Field(ge=0)]],
+    Field(json_schema_extra={"uniqueItems": True},
+          description="The occupied file indexes of the rear rank, each once")]
+
+
+class Unit(_Strict):
     id: str
     side: str
-    x: Number = Field(description="Boundary centre, mm")
-    y: Number = Field(description="Boundary centre, mm")
+    x: Coord = Field(description="Boundary centre, mm (on the table unless destroyed)")
+    y: Coord = Field(description="Boundary centre, mm (on the table unless destroyed)")
     facing: Number = Field(description="Degrees counter-clockwise from +x")
-    base: tuple[Number, Number] = Field(description="Base [width, depth], mm")
-    files: int
-    ranks: int
-    models: int | None = Field(default=None, description="Defaults to files x ranks")
-    rear_rank: Literal["centre", "left", "right"] | list[int] = "centre"
-    advance_in: Number | None = None
+    base: _pair("Base [width, depth], mm", Annotated[  # type: ignore[valid-type]
+        float, Field(ge=MIN_BASE_MM, le=MAX_BASE_MM)])
+    files: int = Field(ge=1, le=MAX_FILES)
+    ranks: int = Field(ge=1, le=MAX_RANKS)
+    models: int | None = Field(default=None, ge=1, description="Defaults to files x ranks; "
+                                                               "at most files x ranks")
+    rear_rank: RearRank = "centre"
+    advance_in: Number | None = Field(default=None, ge=0, description="The movement the "
+                                      "ruleset's charge reads (Advance Rate in t9a-1), inches;"
+                                      " required for a charger")
     swiftstride: bool = False
     state: Literal["ready", "fleeing", "engaged", "disrupted", "destroyed"] = "ready"
-    sigma_mm: Number | None = Field(default=None, description="Position uncertainty (photos)")
-    sigma_deg: Number | None = Field(default=None, description="Facing uncertainty (photos)")
+    sigma_mm: Number = Field(default=0.0, ge=0, description="Position uncertainty (photos)")
+    sigma_deg: Number = Field(default=0.0, ge=0, description="Facing uncertainty (photos)")
 
 
-class Scene(_Open):
-    """The table as data (DESIGN.md, Scene)."""
+class Scene(_Strict):
+    """The table as data, as a ruling request carries it: a charge needs a charger and a
+    target, so at least two units."""
 
     table: Table = Field(default_factory=Table)
-    terrain: list[Terrain] = Field(default_factory=list)
-    units: list[Unit] = Field(default_factory=list)
+    terrain: list[Terrain] = Field(default_factory=list, max_length=MAX_TERRAIN)
+    units: list[Unit] = Field(min_length=2, max_length=MAX_UNITS)
 
 
-class DetectedScene(Scene):
+class DetectedScene(_Strict):
     """A scene found in a photo, with what the detection saw (markers, homography, quality)."""
 
+    table: Table = Field(default_factory=Table)
+    terrain: list[Terrain] = Field(default_factory=list, max_length=MAX_TERRAIN)
+    units: list[Unit] = Field(default_factory=list, max_length=MAX_UNITS)
     detection: dict[str, Any] | None = Field(
         default=None, description="Detection details from vision.detect (markers seen, the "
                                   "table-to-image homography, residuals)")
@@ -105,29 +175,63 @@ class DetectedScene(Scene):
 # -- ruling (DESIGN.md, Ruling request and ruling) ------------------------------------------
 
 
+def _known_ruleset(name: str) -> str:
+    try:
+        charges.get_ruleset(name)
+    except ValueError as e:  # the engine's words: unknown, or planned and not implemented yet
+        raise ValueError(str(e).removeprefix("ruleset: ")) from None
+    return name
+
+
+RULESET_NAMES = list(charges.RULESETS)
+#: A ruleset this server rules with (``GET /api/rulesets``): the schema lists them, and a name
+#: outside the list is refused with the engine's words (unknown, or not implemented yet).
+RulesetName = Annotated[str, AfterValidator(_known_ruleset),
+                        WithJsonSchema({"type": "string", "enum": RULESET_NAMES})]
+
+
+def _dice_counts() -> tuple[int, int]:
+    """The fewest and most dice any ruleset rolls for a charge (2D6, or 3D6 with Swiftstride
+    in t9a-1)."""
+    counts = [r.dice(swift).n for r in charges.RULESETS.values() for swift in (False, True)]
+    return min(counts), max(counts)
+
+
 class ChargeDeclaration(BaseModel):
     """One declared charge; several against one target make a multiple charge."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     charger: str = Field(min_length=1, examples=["knights"])
     target: str = Field(min_length=1, examples=["spears"])
 
 
-Dice = dict[str, list[int]]
+Die = Annotated[int, Field(ge=1, le=6, strict=True)]
+#: Dice rolled per charger: as many D6 as the charger's roll takes.
+Dice = dict[str, Annotated[list[Die], Field(min_length=_dice_counts()[0],
+                                            max_length=_dice_counts()[1])]]
 
 
 class RulingRequest(BaseModel):
     """What ``charges.rule`` takes. Without ``dice`` the ruling gives the odds only."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "examples": [_SAMPLE_REQUEST]})
 
-    ruleset: str = Field(default="t9a-1", examples=["t9a-1"])
+    ruleset: RulesetName = Field(default="t9a-1", examples=["t9a-1"])
     scene: Scene
     charges: list[ChargeDeclaration] = Field(min_length=1)
     dice: Dice | None = Field(default=None, description="Dice rolled per charger, e.g. "
                                                         '{"knights": [3, 5]}',
                               examples=[{"knights": [3, 5]}])
+    facing_roll: dict[str, Die] | None = Field(
+        default=None, description="A D6 per charger deciding a contested facing (whfb8: no "
+        "clear majority of front-rank models; 1-3 the earlier arc of front, flank, rear, 4-6 "
+        "the later)", examples=[{"knights": 4}])
+    flee: Dice | None = Field(
+        default=None, description="A charged unit's Flee! reaction with its flee roll (tow, "
+        "whfb8): it flees from the charger before the charge is ruled",
+        examples=[{"spears": [2, 3]}])
 
 
 class Contact(_Open):
@@ -231,7 +335,7 @@ class Review(ReviewLinks):
 
 
 class Odds(_Open):
-    """The chance of a charge roll covering a distance (RULES.md 3), from ``charges.odds``."""
+    """The chance of a charge roll covering a distance (Charge Range), from ``charges.odds``."""
 
     ruleset: str
     advance_in: Number
@@ -243,9 +347,27 @@ class Odds(_Open):
     at_least: dict[str, Number] = Field(description="Chance of rolling at least each total")
 
 
+class DiceInfo(_Open):
+    """How a ruleset's charge roll is made: ``dice`` D6 rolled; of the first ``dice - extra``
+    the best ``keep`` are summed and the last ``extra`` added whole."""
+
+    name: str
+    dice: int
+    keep: int
+    extra: int = 0
+    min_total: int
+    max_total: int
+
+
 class RulesetInfo(_Open):
     name: str
     title: str
+    dice: DiceInfo | None = None
+    dice_swiftstride: DiceInfo | None = None
+    range_measure: str | None = Field(default=None, description="What the roll is compared "
+                                      "with: closest (distance) or paid_path")
+    swept: str | None = Field(default=None, description="What a charge sweeps: boundary or "
+                              "front_edge")
 
 
 class RulesetList(BaseModel):

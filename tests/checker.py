@@ -31,7 +31,50 @@ POSE_TOL_DEG = 0.001
 #: Rulings round poses to 1e-4 mm and 1e-5 degrees; shares to 4 decimals.
 SHARE_TOL = 2e-3
 EPS = g.EPS_MM
-MOVED = ("success", "caught_fleeing", "special", "failed")
+MOVED = ("success", "caught_fleeing", "special", "failed", "target_escaped")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the checker asks of the ruleset (DESIGN.md, Rulesets): what is swept, what the
+    roll is compared with, how the facing is found, how far a failed move ends from enemies.
+    It asks only these data; every check is its own."""
+
+    name: str
+    swept: str
+    range_measure: str
+    facing_rule: str
+    failed_gap_mm: float
+    gap_from_enemies_only: bool
+    column_cannot_charge: bool
+
+    @classmethod
+    def of(cls, name: str) -> Rules:
+        import charges
+
+        r = charges.get_ruleset(name)
+        return cls(r.name, r.swept, r.range_measure, r.facing_rule, r.failed_gap_mm,
+                   r.gap_from_enemies_only, r.column_cannot_charge)
+
+    def flee_total(self, unit: g.Unit, roll: list[int]) -> int:
+        """What a flee roll adds up to by the ruleset's dice."""
+        import charges
+
+        return charges.get_ruleset(self.name).flee_dice(unit.swiftstride).total(roll)
+
+    def max_roll(self, unit: g.Unit) -> int:
+        """The largest total the unit's charge roll can give (the ruleset's dice)."""
+        import charges
+
+        return charges.get_ruleset(self.name).dice_for(unit).max_total
+
+    def swept_area(self, step: g.Step, form: g.Formation, pose: g.Pose) -> Polygon:
+        """The area a step sweeps: the whole boundary, or the front edge (a strip of the
+        whole frontage, a hair deep, on the front edge)."""
+        if self.swept != "front_edge" or isinstance(step, g.Turn):
+            return step.swept(form, pose)
+        strip = g.Formation.full((form.base_w, 0.2), form.files, 1)
+        return step.swept(strip, g.forward(pose, (form.depth - 0.2) / 2))
 
 
 @dataclass(frozen=True)
@@ -85,6 +128,23 @@ def charged_side(target_form: g.Formation, target_pose: g.Pose, charger_poly: Po
     return shares, (flanks or near)
 
 
+def front_rank_sides(cform: g.Formation, cpose: g.Pose, tform: g.Formation, tpose: g.Pose
+                     ) -> set[str]:
+    """The arcs holding the most of the charger's front-rank model base centres (tow 1.1,
+    whfb8 2.1; a centre on a ray counts half to each), counted here over the model bases."""
+    arcs = g.arc_polygons(tform, tpose)
+    counts = {k: 0.0 for k in g.FACINGS}
+    for rank, _, base in g.model_bases(cform, cpose):
+        if rank != 0:
+            continue
+        c = base.centroid
+        inside = [k for k in g.FACINGS if arcs[k].distance(c) < 1e-6]
+        for k in inside:
+            counts[k] += 1 / len(inside)
+    best = max(counts.values())
+    return {k for k, v in counts.items() if abs(v - best) < 1e-6}
+
+
 def _category(side: str) -> str:
     return "flank" if side in ("left", "right") else side
 
@@ -126,8 +186,9 @@ def _reformed(u: _U, step: g.Step) -> _U:
 class _Trial:
     """One attempt at replaying a group of charges in a given order."""
 
-    def __init__(self, scene: g.Scene, world: dict[str, _U]) -> None:
+    def __init__(self, scene: g.Scene, world: dict[str, _U], rules: Rules) -> None:
         self.scene = scene
+        self.rules = rules
         self.world = dict(world)
         self.group_start = dict(world)
         self.errors: list[str] = []
@@ -179,6 +240,9 @@ class _Trial:
         has_move = bool(entry.get("path")) and outcome in ("success", "caught_fleeing",
                                                             "special", None)
         may_touch = {charged} if has_move else None
+        # RULES.md 4, unavoidable contact: a listed other enemy may be touched, but once
+        # touched the charger stays in touch (each step touching it ends touching it).
+        secondary = set(entry.get("secondary_targets") or []) if has_move else set()
         start = self.world[cid].pose
         if "start" in entry and entry["start"] is not None and \
                 not _close(g.Pose.from_json(entry["start"]), start):
@@ -207,11 +271,23 @@ class _Trial:
             if not _close(after, claimed):
                 self.err(sw, f"replays to {_pose_str(after)} but the ruling says "
                          f"{_pose_str(claimed)}")
-            area = step.swept(nu.form, u.pose)
-            self.check_area(sw, uid, area, may_touch if uid == cid else None)
+            area = self.rules.swept_area(step, nu.form, u.pose) if uid == cid else \
+                step.swept(nu.form, u.pose)
+            touch = may_touch
+            if uid == cid and secondary and may_touch is not None:
+                end_poly = g.boundary(nu.form, after)
+                stays = {s for s in secondary if s in local and
+                         g.touching(end_poly, local[s].poly)}
+                touch = may_touch | stays
+            self.check_area(sw, uid, area, touch if uid == cid else None)
             local[uid] = replace(nu, pose=after)
         final_claim = entry.get("final")
         end = local[cid].pose
+        if self.rules.swept == "front_edge" and entry.get("path"):
+            # Only the front edge was swept: the whole footprint must fit where it ends.
+            self.check_area(f"{where} final footprint", cid, local[cid].poly,
+                            (may_touch | secondary) if has_move and may_touch is not None
+                            else None)
         if final_claim is None:
             self.err(where, "has no final pose")
         elif not _close(g.Pose.from_json(final_claim), end):
@@ -225,8 +301,9 @@ class _Trial:
         # States after the charge.
         if outcome in ("success", "special"):
             self.world[cid] = replace(self.world[cid], state="engaged")
-            if charged in self.world:
-                self.world[charged] = replace(self.world[charged], state="engaged")
+            for uid in {charged, *(entry.get("secondary_targets") or [])}:
+                if uid in self.world:
+                    self.world[uid] = replace(self.world[uid], state="engaged")
         elif outcome == "caught_fleeing":
             self.world[cid] = replace(self.world[cid], state="disrupted")
             self.world[tid] = replace(self.world[tid], state="destroyed")
@@ -248,6 +325,8 @@ class _Trial:
             return
         if outcome == "impossible":
             self.err(where, "outcome 'impossible' for a declarable charge")
+        if outcome in ("success", "caught_fleeing") and e.get("range_in") is not None:
+            self.check_range(where, e, before)
         tgt_fleeing = self.group_start[tid].state == "fleeing"
         if outcome == "success" or (outcome is None and e.get("priorities") is not None):
             self.check_contact(where, e, local, ch, local[tid], before[tid])
@@ -256,9 +335,12 @@ class _Trial:
                 self.err(where, "caught_fleeing but the target was not fleeing")
             if not g.touching(ch.poly, local[tid].poly):
                 self.err(where, "caught_fleeing but the charger does not reach the target")
-        elif outcome == "failed":
+        elif outcome in ("failed", "target_escaped"):
+            self.check_gap(where, local, before, ch)
+            stayed = _close(ch.pose, before[cid].pose)  # one that cannot move keeps its contact
             for u in [v for v in local.values() if v.id != cid and v.state != "destroyed"]:
-                if g.touching(ch.poly, u.poly):
+                if g.touching(ch.poly, u.poly) and not (stayed and
+                                                         g.touching(before[cid].poly, u.poly)):
                     self.err(where, f"failed charge ends touching unit '{u.id}' (gap "
                              f"{ch.poly.distance(u.poly):.4f} mm)")
             for t in self.terrain:
@@ -276,6 +358,9 @@ class _Trial:
                      f"{_pose_str(tg.pose)}")
         t0 = self.group_start[tg.id]
         shares, sides = charged_side(t0.form, t0.pose, self.group_start[ch.id].poly)
+        if self.rules.facing_rule == "front_rank_models":
+            c0 = self.group_start[ch.id]
+            sides = front_rank_sides(c0.form, c0.pose, t0.form, t0.pose)
         claimed = e.get("arc_shares") or {}
         for k, v in shares.items():
             if k in claimed and abs(claimed[k] - v) > SHARE_TOL:
@@ -286,7 +371,10 @@ class _Trial:
             self.err(where, f"charged facing {e.get('facing')!r} but the arc shares "
                      f"{ {k: round(v, 4) for k, v in shares.items()} } give {sorted(sides)}")
         problems = [_front_flush(ch.form, ch.pose, tg.form, tg.pose, s) for s in sorted(sides)]
-        if all(p is not None for p in problems):
+        # tow 1.5: when neither unit can align the gap is left, the charge disordered.
+        gap_left = bool(e.get("disordered")) and e.get("target_final") is None and \
+            not any(sj.get("kind") == "align" for sj in e.get("path") or [])
+        if all(p is not None for p in problems) and not gap_left:
             self.err(where, "the charger is not flush with the charged facing: "
                      + "; ".join(p for p in problems if p))
         if g.overlapping(ch.poly, tg.poly):
@@ -294,10 +382,19 @@ class _Trial:
         if not g.touching(ch.poly, tg.poly):
             self.err(where, f"the charger ends {ch.poly.distance(tg.poly):.4f} mm short of "
                      "the target")
+        secondary = set(e.get("secondary_targets") or [])
         for u in local.values():
             if u.id not in (ch.id, tg.id) and u.side != ch.side and u.state != "destroyed" \
-                    and g.touching(ch.poly, u.poly):
+                    and g.touching(ch.poly, u.poly) and u.id not in secondary:
                 self.err(where, f"the charger ends touching enemy '{u.id}' too")
+        for sid in secondary:
+            u = local.get(sid)
+            if u is None or u.side == ch.side:
+                self.err(where, f"secondary target {sid!r} is not an enemy unit")
+            elif u.state == "engaged":
+                self.err(where, f"secondary target {sid!r} was already engaged")
+            elif not g.touching(ch.poly, u.poly):
+                self.err(where, f"secondary target {sid!r} is not touched at the end")
         cm, tm = self.check_contact_claim(where, e, ch, tg)
         pr = e.get("priorities")
         if pr is None:
@@ -310,8 +407,50 @@ class _Trial:
         if abs(float(pr.get("target_turned_deg", 0.0)) - turned) > 1e-3:
             self.err(where, f"priorities.target_turned_deg is {pr.get('target_turned_deg')} "
                      f"but the target turned {turned:.4f} deg")
-        if pr.get("other_enemies", 0) != 0:
-            self.err(where, "a legal move never contacts other enemies")
+        if pr.get("other_enemies", 0) != len(secondary):
+            self.err(where, f"priorities.other_enemies is {pr.get('other_enemies')} but "
+                     f"{len(secondary)} other enemies are listed in secondary_targets")
+
+    def check_range(self, where: str, e: dict, before: dict[str, _U]) -> None:
+        """A success needs the roll to cover the closest distance (RULES.md 3) or, where the
+        ruleset compares the roll with the path, the paid path: the forward moves and each
+        wheel's outer corner arc, W x theta, before contact (tow 1.3; the align is free)."""
+        reach = float(e["range_in"]) * 25.4
+        ch = before[e["charger"]]
+        if self.rules.range_measure == "paid_path":
+            paid = sum(abs(sj.get("distance_mm", 0.0)) if sj.get("kind") == "forward" else
+                       ch.form.width * math.radians(abs(sj.get("angle_deg", 0.0)))
+                       if sj.get("kind") == "wheel" else 0.0 for sj in e.get("path") or [])
+            if paid > reach + 0.01:
+                self.err(where, f"the paid path is {paid:.3f} mm, beyond the roll's "
+                         f"{reach:.3f} mm")
+            if "paid_path_mm" in e and abs(e["paid_path_mm"] - paid) > 0.01:
+                self.err(where, f"paid_path_mm is {e['paid_path_mm']} but the path pays "
+                         f"{paid:.3f} mm")
+        else:
+            dist = ch.poly.distance(before[e["target"]].poly)
+            if dist > reach + 0.01:
+                self.err(where, f"the target is {dist:.3f} mm away, beyond the roll's "
+                         f"{reach:.3f} mm")
+
+    def check_gap(self, where: str, local: dict[str, _U], before: dict[str, _U],
+                  ch: _U) -> None:
+        """A failed move that must end a distance from others (tow 1.6: 1" from enemies;
+        whfb8 2.6: from units and impassable terrain) does, unless it started closer."""
+        gap = self.rules.failed_gap_mm
+        if gap <= 0:
+            return
+        start = before[ch.id].poly
+        others = [u for u in local.values() if u.id != ch.id and u.state != "destroyed" and
+                  (u.side != ch.side or not self.rules.gap_from_enemies_only)]
+        shapes = [(u.id, u.poly) for u in others]
+        if not self.rules.gap_from_enemies_only:
+            shapes += [(t.id, t.shape) for t in self.terrain]
+        for uid, poly in shapes:
+            d = ch.poly.distance(poly)
+            if d < gap - 0.01 and start.distance(poly) >= gap - 0.01:
+                self.err(where, f"the failed move ends {d:.2f} mm from '{uid}', closer than "
+                         f"{gap:.1f} mm")
 
     def check_special(self, where: str, e: dict, local: dict[str, _U], ch: _U) -> None:
         cu = e.get("charged_unit")
@@ -355,6 +494,7 @@ def _groups(entries: list[dict]) -> list[list[int]]:
 def check_ruling(request: dict, ruling: dict) -> None:
     """Raise AssertionError naming every way ``ruling`` breaks RULES.md / DESIGN.md."""
     scene = g.load_scene(request["scene"])
+    rules = Rules.of(request.get("ruleset", "t9a-1"))
     entries = ruling.get("charges")
     asked = request.get("charges") or []
     problems: list[str] = []
@@ -368,11 +508,12 @@ def check_ruling(request: dict, ruling: dict) -> None:
         raise AssertionError("\n".join(problems))
     world = {u.id: _U(u.id, u.side, u.formation, u.pose, u.state, u) for u in scene.units}
     for group in _groups(entries):
+        _check_flight(request, entries[group[0]], world, rules, problems)
         orders = list(itertools.permutations(group)) if len(group) <= 5 else [tuple(group)]
         first: _Trial | None = None
         chosen: _Trial | None = None
         for order in orders:
-            trial = _Trial(scene, world)
+            trial = _Trial(scene, world, rules)
             for i in order:
                 trial.run_entry(i, entries[i], apply=len(group) > 1)
             first = first or trial
@@ -386,6 +527,8 @@ def check_ruling(request: dict, ruling: dict) -> None:
                 msg += f"\n(and no other order of the {len(group)} charges against " \
                        f"'{entries[group[0]]['target']}' passes either)"
             raise AssertionError(msg)
+        if len(group) > 1:
+            _check_combined(entries, group, chosen.world, problems)
         world = chosen.world
         # A no-dice multiple charge moves nothing for real.
         for i in group:
@@ -396,6 +539,70 @@ def check_ruling(request: dict, ruling: dict) -> None:
     _check_units(scene, ruling.get("units"), world, problems)
     if problems:
         raise AssertionError("\n".join(problems))
+
+
+def _check_flight(request: dict, e: dict, world: dict[str, _U], rules: Rules,
+                  problems: list[str]) -> None:
+    """A Flee! reaction given in the request (tow 1.7, whfb8 2.7): the target turned to face
+    directly away from the charger's centre and moved at least its roll straight ahead (it
+    carries on past what it would end on), not ending on any unit; then it is fleeing there."""
+    tid = e["target"]
+    roll = (request.get("flee") or {}).get(tid)
+    if roll is None:
+        return
+    claim = e.get("flee")
+    if not claim:
+        problems.append(f"{tid} flees but the ruling reports no flight")
+        return
+    t, c = world[tid], world[e["charger"]]
+    pose = g.Pose.from_json(claim["pose"])
+    away = math.degrees(math.atan2(t.pose.y - c.pose.y, t.pose.x - c.pose.x))
+    if abs(g.normalize_deg(pose.facing - away)) > 1e-3:
+        problems.append(f"{tid} fled facing {pose.facing:.3f}, not directly away from "
+                        f"{c.id} ({away:.3f})")
+    dist = math.hypot(pose.x - t.pose.x, pose.y - t.pose.y)
+    total = rules.flee_total(t.unit, roll) * 25.4
+    if dist < total - 0.01:
+        problems.append(f"{tid} fled {dist:.2f} mm, short of its roll's {total:.2f} mm")
+    poly = g.boundary(t.form, pose)
+    for u in world.values():
+        if u.id != tid and u.state != "destroyed" and g.overlapping(poly, u.poly):
+            problems.append(f"{tid} fled onto unit {u.id!r}")
+    world[tid] = replace(t, pose=pose, state="destroyed" if claim.get("destroyed")
+                         else "fleeing")
+
+
+def _check_combined(entries: list[dict], group: list[int], world: dict[str, _U],
+                    problems: list[str]) -> None:
+    """A multiple charge's combined count (RULES.md 4 and 8: every model once, however many
+    chargers touch it), by brute force over the model rectangles at the final positions."""
+    in_contact = [i for i in group if entries[i].get("contact") and
+                  entries[i].get("outcome") in ("success", None)]
+    if not in_contact:
+        return
+    tid = entries[group[0]]["target"]
+    tg = world[tid]
+    tbases = [(r, f, p) for r, f, p in g.model_bases(tg.form, tg.pose)]
+    touched: set[tuple[int, int]] = set()
+    charger_models = 0
+    for i in in_contact:
+        ch = world[entries[i]["charger"]]
+        cbases = [p for _, _, p in g.model_bases(ch.form, ch.pose)]
+        charger_models += sum(any(shapely.dwithin(c, p, EPS) for _, _, p in tbases)
+                              for c in cbases)
+        touched |= {(r, f) for r, f, p in tbases
+                    if any(shapely.dwithin(c, p, EPS) for c in cbases)}
+    for i in group:
+        claim = entries[i].get("multiple_charge")
+        if claim is None:
+            problems.append(f"charges[{i}]: a multiple charge entry without multiple_charge")
+            continue
+        if (claim.get("models_in_contact"), claim.get("target_models")) != \
+                (charger_models + len(touched), len(touched)):
+            problems.append(f"charges[{i}]: multiple_charge claims "
+                            f"{claim.get('models_in_contact')} models ({claim.get('target_models')}"
+                            f" of the target); the brute-force count over model rectangles "
+                            f"gives {charger_models + len(touched)} ({len(touched)})")
 
 
 def _start_pose(scene: g.Scene, uid: str) -> g.Pose:

@@ -33,6 +33,7 @@ from shapely.geometry import Point as Point_
 from shapely.geometry.base import BaseGeometry
 
 import geometry as g
+from charges.dice import format_chance
 from geometry.moves import wheel_pivot
 from vision import palette as P
 from vision.labels import LabelBoard
@@ -768,7 +769,7 @@ def _title_lines(sc: g.Scene, ruling: dict | None) -> list[str]:
         if ch.get("needed_in") is not None:
             odds = ch.get("odds")
             bits.append(f"needs {ch['needed_in']:g}\"" +
-                        (f" ({odds:.0%})" if isinstance(odds, int | float) else ""))
+                        (f" ({format_chance(odds, 0)})" if isinstance(odds, int | float) else ""))
         if ch.get("range_in") is not None:
             bits.append(f"rolled {ch['range_in']:g}\"")
         if ch.get("certain") is False:

@@ -16,8 +16,12 @@ from .base import Ruleset
 
 #: Every registered ruleset by name, of every kind (``charge`` or ``hex``).
 REGISTRY: dict[str, Any] = {}
+#: Other names a ruleset answers to (``mpbs-6`` for ``mpbs``, HEX.md 14) -> its name.
+ALIASES: dict[str, str] = {}
+#: The ruleset a request that names none is ruled by (DESIGN.md: t9a-1 is the default).
+DEFAULT = "t9a-1"
 #: Presets of RULES-editions.md not implemented yet: asking for one is a clear error.
-PLANNED: tuple[str, ...] = ("t9a-2", "t9a-3", "tow", "whfb8")
+PLANNED: tuple[str, ...] = ("t9a-2", "t9a-3")
 
 
 def register(ruleset: Any) -> Any:
@@ -25,6 +29,8 @@ def register(ruleset: Any) -> Any:
     if ruleset.name in REGISTRY:
         raise ValueError(f"ruleset {ruleset.name!r} registered twice")
     REGISTRY[ruleset.name] = ruleset
+    for alias in getattr(ruleset, "aliases", ()):
+        ALIASES[alias] = ruleset.name
     return ruleset
 
 
@@ -39,7 +45,7 @@ def get_ruleset(name: object, kind: str = "charge") -> Any:
     names = ", ".join(r.name for r in implemented(kind))
     if not isinstance(name, str):
         raise RequestError(f"ruleset: must be a string, one of {names}")
-    found = REGISTRY.get(name)
+    found = REGISTRY.get(ALIASES.get(name, name))
     if found is not None and found.kind == kind:
         return found
     if found is None and name in PLANNED:
@@ -47,10 +53,10 @@ def get_ruleset(name: object, kind: str = "charge") -> Any:
     raise RequestError(f"ruleset: unknown ruleset '{name}'; available: {names}")
 
 
-from . import t9a1  # noqa: E402  (registers itself)
+from . import lb, mpbs, t9a1, tow, whfb8  # noqa: E402  (register themselves)
 
 #: The charge rulesets by name (kept for callers of the earlier flat module).
 RULESETS: dict[str, Ruleset] = {r.name: r for r in implemented("charge")}
 
-__all__ = ["Ruleset", "REGISTRY", "RULESETS", "PLANNED", "register", "implemented",
-           "get_ruleset", "t9a1"]
+__all__ = ["DEFAULT", "Ruleset", "REGISTRY", "RULESETS", "PLANNED", "register", "implemented",
+           "get_ruleset", "t9a1", "tow", "whfb8", "mpbs", "lb", "ALIASES"]

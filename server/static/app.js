@@ -25,6 +25,8 @@ const state = {
   preview: null,        // ruling without dice (the odds)
   detectSeq: 0,
   oddsSeq: 0,
+  rulesets: {},         // name -> GET /api/rulesets entry (title, dice, dice_swiftstride)
+  facingRoll: {},       // charger -> a D6 deciding a contested facing (whfb8), when asked
   historyBefore: null,
 };
 
@@ -66,7 +68,18 @@ function el(tag, attrs = {}, ...children) {
 }
 
 const fmt = (v, digits = 2) => (typeof v === "number" && isFinite(v) ? v.toFixed(digits) : "–");
-const pct = (p) => (typeof p === "number" ? `${(100 * p).toFixed(1)}%` : "–");
+// A chance for players: one decimal, more where needed so that it never shows 100% or 0%
+// unless it is exact (charges.format_chance does the same).
+const pct = (p) => {
+  if (typeof p !== "number" || !isFinite(p)) return "–";
+  if (p >= 1) return "100%";
+  if (p <= 0) return "0%";
+  for (let d = 1; d < 10; d++) {
+    const t = (100 * p).toFixed(d);
+    if (Number(t) > 0 && Number(t) < 100) return `${t}%`;
+  }
+  return `${100 * p}%`;
+};
 const words = (s) => String(s || "").replaceAll("_", " ");
 
 // ---- matrices (3x3, row-major arrays of arrays) ------------------------------------------
@@ -395,6 +408,7 @@ function onCanvasClick(ev) {
 
 function pick(id, additive) {
   showError("");
+  state.facingRoll = {};
   if (additive && state.chargers.length) {
     if (state.chargers.includes(id)) state.chargers = state.chargers.filter((c) => c !== id);
     else if (state.target === id) state.target = null;
@@ -430,7 +444,7 @@ async function previewOdds() {
     const ruling = await api("/api/rulings", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ruleset: $("ruleset-select").value, scene: rulesScene(), charges: declared() }),
+      body: JSON.stringify(rulingRequest()),
     });
     if (seq !== state.oddsSeq) return;
     state.preview = ruling;
@@ -439,17 +453,52 @@ async function previewOdds() {
   } catch (e) {
     if (seq !== state.oddsSeq) return;
     setStatus("");
+    const asked = /^facing_roll\.([^:]+):/.exec(e.message || "");
+    if (asked) {
+      askFacingRoll(asked[1], e.message);
+      return;
+    }
     showError(e.message);
     $("odds").hidden = true;
   }
 }
 
+function rulingRequest() {
+  const req = { ruleset: $("ruleset-select").value, scene: rulesScene(), charges: declared() };
+  if (Object.keys(state.facingRoll).length) req.facing_roll = state.facingRoll;
+  return req;
+}
+
+function askFacingRoll(charger, why) {
+  // The ruleset decides a contested facing by a D6 the players roll (whfb8): the server asks
+  // for it by name; the page asks the players.
+  const list = $("odds-list");
+  $("dice-inputs").replaceChildren();
+  const input = el("input", {
+    type: "number", min: "1", max: "6", id: "facing-roll", "data-testid": "facing-roll",
+    "aria-label": `Facing roll for ${charger}, a D6`,
+  });
+  const go = el("button", { type: "button", text: "Use this roll", "data-testid": "facing-roll-go" });
+  go.addEventListener("click", () => {
+    const v = Number(input.value);
+    if (!(v >= 1 && v <= 6 && Number.isInteger(v))) { showError("The facing roll is a D6: 1 to 6."); return; }
+    showError("");
+    state.facingRoll[charger] = v;
+    previewOdds();
+  });
+  list.replaceChildren(el("div", { class: "card" },
+    el("div", { text: why.replace(/^facing_roll\.[^:]+:\s*/, "") }),
+    el("div", { class: "row" }, el("label", { for: "facing-roll", text: `Facing roll (${charger})` }), input, go)));
+  $("odds").hidden = false;
+}
+
 function diceCount(charge) {
-  // The ruling says how the roll is made where the engine reports it; otherwise the unit's
-  // swiftstride decides between 2D6 and the best two of 3D6 (RULES.md 3).
-  const m = /(\d+)\s*D6/i.exec(charge.dice_rule || "");
-  if (m) return Number(m[1]);
+  // How many dice the roll takes, from the ruleset the server describes (GET /api/rulesets):
+  // its roll, or its Swiftstride roll for a unit with Swiftstride.
+  const rs = state.rulesets[$("ruleset-select").value];
   const u = state.scene.units.find((x) => x.id === charge.charger);
+  const roll = rs && (u && u.swiftstride ? rs.dice_swiftstride : rs.dice);
+  if (roll && roll.dice) return roll.dice;
   return u && u.swiftstride ? 3 : 2;
 }
 
@@ -474,7 +523,8 @@ function renderOdds(ruling) {
       el("label", { for: id, text: `${c.charger}: ${c.dice_rule || `${n}D6`}` }),
       el("input", {
         type: "text", id, "data-testid": id, "data-charger": c.charger, "data-count": n,
-        inputmode: "numeric", autocomplete: "off", placeholder: n === 3 ? "e.g. 2 5 4" : "e.g. 3 5",
+        inputmode: "numeric", autocomplete: "off",
+        placeholder: ["e.g. 4", "e.g. 3 5", "e.g. 2 5 4"][Math.min(n, 3) - 1] || "e.g. 3 5",
         "aria-label": `Dice rolled for ${c.charger}, ${n} numbers from 1 to 6`,
       })));
   }
@@ -522,6 +572,7 @@ async function submitRuling(ev) {
   form.append("charges", JSON.stringify(declared()));
   if (dice) form.append("dice", JSON.stringify(dice));
   form.append("ruleset", $("ruleset-select").value);
+  if (Object.keys(state.facingRoll).length) form.append("facing_roll", JSON.stringify(state.facingRoll));
   $("rule-button").disabled = true;
   setStatus("Ruling the charge…");
   try {
@@ -652,6 +703,7 @@ async function loadRulesets() {
   try {
     const { rulesets, default: fallback } = await api("/api/rulesets");
     if (!rulesets.length) return;
+    state.rulesets = Object.fromEntries(rulesets.map((r) => [r.name, r]));
     const select = $("ruleset-select");
     const current = select.value;
     select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name, text: `${r.title} (${r.name})` })));

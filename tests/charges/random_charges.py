@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 
 import geometry as g
-from charges import search as S
+from tests.charges import engine as S
 
 
 def random_charge(rng: np.random.Generator) -> tuple[g.Body, g.Formation, g.Pose]:

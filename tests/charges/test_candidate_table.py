@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geometry as g
-from charges.search import (
+from tests.charges.engine import (
     _COLUMNS,
     candidate_table,
     facing_frame,

@@ -73,17 +73,19 @@ def test_path_through_a_unit_is_caught(good):
          "base": [20, 20], "files": 2, "ranks": 1})
     ruling["units"].append({"id": "wall", "side": "red", "x": 630.0, "y": 450.0,
                             "facing": 0.0, "state": "ready"})
-    _fails(request, ruling, "path[2] forward", "overlaps unit 'wall'")
+    kinds = [st["kind"] for st in ruling["charges"][0]["path"]]
+    lane = len(kinds) - 1 - kinds[::-1].index("forward")  # the forward move into contact
+    _fails(request, ruling, f"path[{lane}] forward", "overlaps unit 'wall'")
 
 
 def test_path_touching_another_enemy_is_caught(good):
     request, ruling = copy.deepcopy(good)
     # An enemy just beside the forward lane: touching, not overlapping.
-    final = ruling["charges"][0]["path"][2]["pose"]
-    # The lane is the second forward move, after the wheel (its heading depends on the
-    # engine's choice of path; the skirmisher is set parallel to it).
-    assert [s["kind"] for s in ruling["charges"][0]["path"][:3]] == ["forward", "wheel",
-                                                                      "forward"]
+    # The lane is the forward move after the wheel (its heading depends on the engine's
+    # choice of path; the skirmisher is set parallel to it).
+    kinds = [st["kind"] for st in ruling["charges"][0]["path"]]
+    assert "wheel" in kinds and kinds[kinds.index("wheel") + 1] == "forward"
+    final = ruling["charges"][0]["path"][kinds.index("wheel") + 1]["pose"]
     heading = final["facing"]
     request["scene"]["units"].append(
         {"id": "skirmish", "side": "blue", "x": 560.0, "y": 450.0, "facing": heading,
@@ -117,8 +119,9 @@ def test_off_flush_final_is_caught(good):
     """Turn the whole ending by a degree: poses replay, but the front is not flush."""
     request, ruling = copy.deepcopy(good)
     c = ruling["charges"][0]
-    c["path"][3]["angle_deg"] += 1.0
-    _fails(request, ruling, "path[3] align", "replays to")
+    align = [st["kind"] for st in c["path"]].index("align")
+    c["path"][align]["angle_deg"] += 1.0
+    _fails(request, ruling, f"path[{align}] align", "replays to")
 
 
 def test_units_list_out_of_step_is_caught(good):
@@ -148,9 +151,26 @@ def test_wrong_facing_is_caught(good):
     _fails(request, ruling, "charged facing 'flank'")
 
 
-def test_multiple_charge_rulings_pass(scene):
+def test_charges_on_two_targets_pass(scene):
     request = {"scene": scene, "charges": [{"charger": "knights", "target": "spears"},
                                            {"charger": "swordsmen", "target": "archers"}],
                "dice": {"knights": [6, 5, 2], "swordsmen": [6, 6]}}
     ruling = rule_and_check(request)
     assert [c["outcome"] for c in ruling["charges"]] == ["success", "success"]
+
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / "t9a-1"
+
+
+def test_multiple_charge_rulings_pass_and_their_combined_count_is_checked():
+    """Two chargers against one target (RULES.md 8): the ruling passes the checker, which
+    recounts the combined models by brute force, and a wrong combined count is caught."""
+    request = json.loads((SCENARIOS / "51_multiple_side_by_side_counts_once.json").read_text()
+                         )["request"]
+    ruling = rule_and_check(request)
+    assert [c["outcome"] for c in ruling["charges"]] == ["success", "success"]
+    assert ruling["charges"][0]["multiple_charge"]["models_in_contact"] == 18
+    bad = copy.deepcopy(ruling)
+    for c in bad["charges"]:
+        c["multiple_charge"]["models_in_contact"] = 20  # each charger's own 4 + 6, summed
+    _fails(request, bad, "multiple_charge claims 20", "gives 18")

@@ -83,3 +83,18 @@ def test_charge_map_agrees_with_full_declarations_on_a_crowded_table():
         assert (m.declarable, m.facing) == (d.declarable, d.facing)
         far += any("beyond the longest" in r for r in d.reasons)
     assert 0 < far < len(entries)
+
+
+def test_a_chance_is_never_shown_as_certain_or_impossible_unless_it_is():
+    """Players read 100% as certain: 35/36 and 215/216 keep their decimals, 0.9995 its
+    hundredths; only exact 1 and 0 are 100% and 0% (charges.format_chance)."""
+    f = charges.format_chance
+    assert f(1.0) == "100%" and f(0.0) == "0%"
+    assert f(35 / 36) == "97.2%"
+    assert f(215 / 216) == "99.5%"
+    assert f(0.9995) == "99.95%"
+    assert f(0.99999) == "99.999%"
+    assert f(1 / 216) == "0.5%"
+    assert f(1e-5) == "0.001%"
+    assert f(0.996, 0) == "99.6%"
+    assert f(7 / 12) == "58.3%"

@@ -8,8 +8,8 @@ import numpy as np
 import shapely
 
 import geometry as g
-from charges import search as S
 from geometry.formation import boundary_coords
+from tests.charges import engine as S
 from tests.charges.random_charges import random_facings
 
 

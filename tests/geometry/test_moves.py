@@ -119,11 +119,26 @@ def test_rotation_sweep_is_tight_and_conservative(form, pose, angle, point):
             assert _distance_to_true_sweep(v, rect, centre, angle) <= SWEEP_TOL_MM + 2e-4
 
 
-@given(formations, poses, st.floats(0, 500))
-def test_translation_sweep_is_exact_hull(form, pose, dist):
-    swept = g.Forward(dist).swept(form, pose)
-    expected = form.width * form.depth + form.width * dist
+@given(formations, poses, st.floats(0, 500), st.floats(-180, 180))
+def test_translation_sweep_is_exact_hull(form, pose, dist, heading):
+    """translation_sweep of a rectangle moved ``dist`` along any heading is the hull of its
+    start and end: area W*D + dist * (the rectangle's width across the heading), containing
+    every intermediate position and nothing farther than a hair outside them."""
+    rect = boundary_coords(form, pose)
+    dx, dy = dist * math.cos(math.radians(heading)), dist * math.sin(math.radians(heading))
+    end = [(x + dx, y + dy) for x, y in rect]
+    swept = g.translation_sweep(rect, end)
+    rel = math.radians(heading - pose.facing)
+    across = form.width * abs(math.cos(rel)) + form.depth * abs(math.sin(rel))
+    expected = form.width * form.depth + dist * across
     assert math.isclose(swept.area, expected, rel_tol=1e-9, abs_tol=1e-6)
+    for t in np.linspace(0, 1, 7):
+        mid = shapely.Polygon([(x + t * dx, y + t * dy) for x, y in rect])
+        assert _uncovered(mid, swept) < 1e-6
+    # Forward moves use exactly this sweep along the facing.
+    fwd = g.Forward(dist).swept(form, pose)
+    along = [(x + dist * pose.forward[0], y + dist * pose.forward[1]) for x, y in rect]
+    assert fwd.symmetric_difference(g.translation_sweep(rect, along)).area < 1e-6
 
 
 def test_forward_wheel_signs():

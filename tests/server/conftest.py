@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -47,6 +49,16 @@ def detected(tmp_path_factory: pytest.TempPathFactory, sample_photo: bytes,
                    data={"markers": sample_markers_text})
     assert r.status_code == 200, r.text
     return r.json()
+
+
+def noise_png(megabytes: float) -> bytes:
+    """A real PNG photo of random pixels (which do not compress): about ``megabytes`` MB, for
+    uploads over the size limit."""
+    side = int((megabytes * 1_000_000 / 3) ** 0.5)
+    pixels = np.random.default_rng(11).integers(0, 256, (side, side, 3), dtype=np.uint8)
+    ok, png = cv2.imencode(".png", pixels)
+    assert ok
+    return png.tobytes()
 
 
 def a_charge(scene: dict) -> tuple[str, str]:

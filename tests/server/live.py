@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,12 +49,14 @@ class LiveServer:
 
 
 def start_server(data_dir: Path, log: Path, port: int | None = None,
-                 timeout_s: float = 30.0) -> LiveServer:
+                 timeout_s: float = 30.0, extra_args: Sequence[str] = ()) -> LiveServer:
+    """``umpire serve`` on ``port`` (a free one by default) with ``extra_args`` (e.g.
+    ``["--max-upload-mb", "0.07"]``), once it answers."""
     port = port or free_port()
     out = open(log, "ab")  # noqa: SIM115 (owned by the process for its lifetime)
     proc = subprocess.Popen(
         [sys.executable, "-c", "from server.cli import main; main()", "serve",
-         "--host", "127.0.0.1", "--port", str(port), "--data", str(data_dir)],
+         "--host", "127.0.0.1", "--port", str(port), "--data", str(data_dir), *extra_args],
         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     server = LiveServer(proc, port, log)
     deadline = time.monotonic() + timeout_s
@@ -70,3 +73,13 @@ def start_server(data_dir: Path, log: Path, port: int | None = None,
     server.kill()
     raise RuntimeError(f"umpire serve did not answer within {timeout_s} s:\n"
                        f"{log.read_text(errors='replace')}")
+
+
+@contextlib.contextmanager
+def live_server(folder: Path, *extra_args: str) -> Iterator[LiveServer]:
+    """A started ``umpire serve`` over ``folder`` (data and log inside), stopped at the end."""
+    server = start_server(folder / "data", folder / "server.log", extra_args=extra_args)
+    try:
+        yield server
+    finally:
+        server.stop()

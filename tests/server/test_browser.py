@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SAMPLES, a_charge
-from .live import LiveServer, start_server
+from .conftest import SAMPLES, a_charge, noise_png
+from .live import LiveServer, live_server, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -141,6 +141,43 @@ def test_the_page_fits_a_phone_screen(server: LiveServer, browser):
     context.close()
 
 
+@pytest.fixture(scope="module")
+def small_limit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with live_server(tmp_path_factory.mktemp("browser-limit"), "--max-upload-mb", "1") as s:
+        yield s
+
+
+@pytest.mark.parametrize(("megabytes", "upload_bytes_per_s"), [(8, None), (1.5, 1_000_000)],
+                         ids=["loopback", "slow-link"])
+def test_a_photo_over_the_limit_shows_the_servers_413_message(
+        small_limit_server: LiveServer, browser, tmp_path: Path, megabytes: float,
+        upload_bytes_per_s: int | None):
+    """A photo over ``--max-upload-mb`` (1 MB here), sent at loopback speed and through
+    chromium's own upload throttle: the page reads the server's 413 and shows its message (the
+    server drains the upload before closing, so the browser sees the answer and not a reset
+    connection; issue 11)."""
+    photo = tmp_path / "noise.png"
+    photo.write_bytes(noise_png(megabytes))
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    if upload_bytes_per_s is not None:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 50, "downloadThroughput": -1,
+            "uploadThroughput": upload_bytes_per_s})
+    page.goto(small_limit_server.url + "/")
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if "/api/detect" in r.url else None)
+    page.set_input_files("#photo-input", str(photo))
+    error = page.locator("#error")
+    error.wait_for(state="visible", timeout=30_000)
+    assert "larger than the server's limit of 1 MB" in error.inner_text(), error.inner_text()
+    assert statuses == [413]
+    context.close()
+
+
 def test_webcam_photo_goes_to_detection_and_errors_are_shown(server: LiveServer, playwright):
     """getUserMedia with chromium's fake camera (a test pattern, no table in it): the page takes
     the photo, sends it, and shows the server's message naming the problem."""
@@ -164,3 +201,39 @@ def test_webcam_photo_goes_to_detection_and_errors_are_shown(server: LiveServer,
         context.close()
     finally:
         b.close()
+
+
+def test_another_ruleset_asks_for_its_own_dice(server: LiveServer, browser):
+    """The Old World chosen on the page: the odds shown are the server's for that ruleset
+    (compared with the paid path), the dice inputs take as many dice as GET /api/rulesets
+    says the roll takes, and the stored review is ruled by it."""
+    markers = json.loads((SAMPLES / "markers.json").read_text())
+    charger, target = a_charge({"units": markers["units"]})
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.wait_for_function("() => document.querySelector('#ruleset-select option[value=tow]')")
+    page.select_option("#ruleset-select", "tow")
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_selector(f'[data-testid="unit-{charger}"]', timeout=30_000)
+    tap_unit(page, charger)
+    tap_unit(page, target)
+    odds = page.locator(f'[data-testid="odds-{charger}"]')
+    odds.wait_for(timeout=30_000)
+    rulesets = page.evaluate("() => fetch('/api/rulesets').then((r) => r.json())")
+    tow = next(r for r in rulesets["rulesets"] if r["name"] == "tow")
+    unit = next(u for u in markers["units"] if u["id"] == charger)
+    want = (tow["dice_swiftstride"] if unit.get("swiftstride") else tow["dice"])["dice"]
+    dice = page.locator(f'[data-testid="dice-{charger}"]')
+    assert int(dice.get_attribute("data-count")) == want
+    dice.fill(" ".join(["5", "4", "2"][:want]))
+    page.click("#rule-button")
+    outcome = page.locator(f'[data-testid="outcome-{charger}"]')
+    outcome.wait_for(timeout=60_000)
+    reviews = page.evaluate("() => fetch('/api/reviews').then((r) => r.json())")
+    assert reviews["reviews"][0]["ruleset"] == "tow"
+    assert errors == [], errors
+    context.close()

@@ -1,0 +1,145 @@
+"""Readers for the fields of a hex position or request: each names the field it reads and
+raises the section-4 code (HEX.md 4) when the value is wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geometry.hexgrid import Hex, LabelOrigin
+
+from .errors import HexRequestError, PositionError
+
+
+class Reader:
+    """Reads fields of one object of the position (``where`` names it in errors)."""
+
+    def __init__(self, where: str, labels: LabelOrigin | None = None) -> None:
+        self.where = where
+        self.labels = labels
+
+    def fail(self, code: str, field: str, message: str, **extra: Any) -> PositionError:
+        return PositionError(code, self.where, field, message, **extra)
+
+    def obj(self, value: Any, field: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail("FIELD_INVALID", field, "must be a JSON object")
+        return value
+
+    def required(self, data: dict, field: str) -> Any:
+        if field not in data or data[field] is None:
+            raise self.fail("FIELD_MISSING", field, "is required")
+        return data[field]
+
+    def string(self, data: dict, field: str, default: str | None = None,
+               choices: tuple[str, ...] | list[str] | None = None) -> Any:
+        value = data.get(field)
+        if value is None:
+            value = default
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.fail("FIELD_INVALID", field, f"must be a non-empty string, not {value!r}")
+        if choices is not None and value not in choices:
+            raise self.fail("FIELD_INVALID", field,
+                            f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def name(self, data: dict, field: str) -> str:
+        """A required non-empty string (an id, a side, a kind)."""
+        value = self.string(data, field)
+        if value is None:
+            raise self.fail("FIELD_MISSING", field, "is required")
+        return value
+
+    def integer(self, data: dict, field: str, default: int | None = None,
+                low: int | None = None, high: int | None = None, code: str = "FIELD_INVALID"
+                ) -> Any:
+        value = data.get(field)
+        if value is None:
+            value = default
+        if value is None:
+            return None
+        if (isinstance(value, bool) or not isinstance(value, int | float) or value != value
+                or value in (float("inf"), float("-inf")) or value != int(value)):
+            raise self.fail("FIELD_INVALID", field, f"must be a whole number, not {value!r}")
+        value = int(value)
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise self.fail(code, field, f"{value} is outside {low}..{high}")
+        return value
+
+    def number(self, data: dict, field: str, default: float | None = None) -> Any:
+        value = data.get(field)
+        if value is None:
+            value = default
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise self.fail("FIELD_INVALID", field, f"must be a number, not {value!r}")
+        return value
+
+    def boolean(self, data: dict, field: str, default: bool | None = False) -> Any:
+        value = data.get(field)
+        if value is None:
+            value = default
+        if value is not None and not isinstance(value, bool):
+            raise self.fail("FIELD_INVALID", field, f"must be true or false, not {value!r}")
+        return value
+
+    def hex(self, value: Any, field: str) -> Hex:
+        """``[q, r]``, ``{"q", "r"}`` or a printed label ``"CCRR"`` (with ``label_origin``)."""
+        if isinstance(value, str) and self.labels is not None:
+            try:
+                return self.labels.to_axial(value)
+            except ValueError as e:
+                raise self.fail("FIELD_INVALID", field, str(e)) from None
+        if isinstance(value, dict):
+            value = [value.get("q"), value.get("r")]
+        if (isinstance(value, list | tuple) and len(value) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            return (int(value[0]), int(value[1]))
+        raise self.fail("FIELD_INVALID", field, f"must be a hex [q, r], not {value!r}")
+
+    def hex_list(self, data: dict, field: str) -> list[Hex]:
+        value = self.required(data, field)
+        if not isinstance(value, list) or not value:
+            raise self.fail("FIELD_INVALID", field, "must be a non-empty list of hexes [q, r]")
+        return [self.hex(v, f"{field}[{i}]") for i, v in enumerate(value)]
+
+    def items(self, data: dict, field: str) -> list:
+        """A list field (``units``, ``hexsides`` ...): absent or null is empty."""
+        value = data.get(field)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail("FIELD_INVALID", field, "must be a list")
+        return value
+
+    def str_list(self, data: dict, field: str) -> list[str]:
+        value = data.get(field) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail("FIELD_INVALID", field, "must be a list of strings")
+        return list(value)
+
+
+def entries(data: dict, field: str, labels: LabelOrigin | None = None):
+    """``(reader, item)`` for each object of the list ``field`` of the position."""
+    for i, item in enumerate(Reader("position").items(data, field)):
+        rd = Reader(f"{field}[{i}]", labels)
+        yield rd, rd.obj(item, field)
+
+
+def parse_hex_text(text: Any, field: str) -> Hex:
+    """``"Q,R"`` (the command line's form, HEX.md 14) or ``[q, r]`` -> a hex; a request error
+    naming ``field`` otherwise."""
+    if isinstance(text, list | tuple) and len(text) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in text):
+        return (int(text[0]), int(text[1]))
+    if isinstance(text, str):
+        parts = text.split(",")
+        if len(parts) == 2:
+            try:
+                return (int(parts[0]), int(parts[1]))
+            except ValueError:
+                pass
+    raise HexRequestError(field, f"{text!r} is not a hex; write it as Q,R (e.g. 0,-1)",
+                          "BAD_HEX")

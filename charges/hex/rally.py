@@ -1,0 +1,184 @@
+"""The La Bataille rally move (seed 002, "Reagrupamiento" and "Orden General"; HEX.md 8.3,
+D-18 to D-20): who may rally, the route it must take, and a check of a proposed path.
+
+D-19: "shortest" is the least movement-point cost to the nearest hex within the superior's
+command range (ignoring the half allowance, honouring prohibited terrain and enemy-adjacent
+hexes); among least-cost routes the one with the most hexes on the hex line to the leader; the
+unit moves along it as far as half its allowance (rounded up) allows, stopping on entering the
+command range or General Order terrain.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from geometry import hexgrid as hg
+
+from .errors import HexRequestError, PositionError
+from .fields import parse_hex_text
+from .position import HexUnit
+from .rallyroute import Routes
+from .ruling import Context, MissingRulesData, hex_json, unit_of
+
+RULE = "Reagrupamiento"
+
+
+def _leader(ctx: Context, u: HexUnit) -> tuple[Any, int]:
+    lid = u.get("superior") or u.get("assigned_leader")
+    ld = ctx.position.leaders_by_id.get(lid) if isinstance(lid, str) else None
+    if ld is None:
+        raise PositionError("FIELD_MISSING", u.where, "superior",
+                            "a rally move needs the unit's superior (a leader id)", units=[u.id])
+    rng = ld.command_range
+    if rng is None:
+        rng = ctx.table("command ranges", f"command_ranges.{ld.rank}")
+    return ld, int(rng)
+
+
+def _allowance(u: HexUnit) -> tuple[int, int]:
+    ma = u.get("movement_allowance")
+    if isinstance(ma, dict):
+        ma = ma.get(u.formation)
+    if not isinstance(ma, int) or isinstance(ma, bool):
+        raise PositionError("FIELD_MISSING", u.where, "movement_allowance",
+                            f"a rally move needs the unit's allowance in {u.formation}",
+                            units=[u.id])
+    return ma, math.ceil(ma / 2)
+
+
+def _eligible(ctx: Context, u: HexUnit, ld: Any, rng: int, declares: Any) -> None:
+    pos = ctx.position
+    in_cmd = u.state.get("in_command")
+    if in_cmd is None:
+        in_cmd = min(hg.distance(h, ld.hexes[0]) for h in u.hexes) <= rng
+    if in_cmd:
+        ctx.refuse("RALLY_IN_COMMAND", RULE, f"{u.id} is in the chain of command",
+                   units=[u.id])
+    if any(ld2.side == u.side for h in u.hexes for ld2 in pos.leaders_at(h)):
+        ctx.refuse("RALLY_STACKED_WITH_LEADER", RULE, f"{u.id} is stacked with a leader: it "
+                   f"counts as in command and may not move now", units=[u.id])
+    if any(hg.distance(h, e) <= 1 for o in pos.enemies_of(u.side) for e in o.hexes
+           for h in u.hexes):
+        ctx.refuse("RALLY_ADJACENT_ENEMY_START", RULE, f"{u.id} is adjacent to an enemy unit",
+                   units=[u.id])
+    if declares in ("assault", "charge"):
+        ctx.refuse("RALLY_ASSAULT_OR_CHARGE", RULE, "a rallying unit may neither assault nor "
+                   "charge", units=[u.id])
+
+
+def _formation_change(ctx: Context, u: HexUnit, to: Any, leaves_go: bool) -> str | None:
+    """Formation changes allowed on the Rally chit: leave GO (into column), enter GO, enter or
+    leave road column, limber."""
+    if to is None:
+        return None
+    ok = (to == "column" and u.formation == "general_order" and leaves_go) or \
+        "road_column" in (to, u.formation) or (to == "limbered" and u.type == "artillery")
+    if not ok:
+        ctx.refuse("RALLY_ILLEGAL_FORMATION_CHANGE", RULE, f"{u.formation} to {to} is not "
+                   f"allowed on the Rally chit", units=[u.id])
+    elif to == "column":
+        ctx.note("OPPORTUNITY_REACTIONS_POSSIBLE", "11.2.1.1", "forming column on leaving "
+                 "General Order may draw opportunity reactions", units=[u.id])
+    return to
+
+
+def _walk(ctx: Context, r: Routes, path: list[hg.Hex], check: bool) -> dict:
+    """Follow ``path`` from the unit's hex: where it must stop, what it spends; with
+    ``check``, refuse every breach of the restrictions (each code once)."""
+    u, spent, prev, stop_at = r.unit, 0, r.start, None
+    faults: dict[str, str] = {}
+    go_start = u.formation == "general_order"
+    for i, h in enumerate(path):
+        if hg.distance(prev, h) != 1:
+            faults.setdefault("RALLY_PATH_NOT_ADJACENT", f"{list(h)} is not next to {list(prev)}")
+            break
+        cost = r.cost(prev, h)
+        if cost is None:
+            faults.setdefault("RALLY_PROHIBITED", f"{list(h)} may not be entered")
+            break
+        if r.enemy_adjacent(h) and (ctx.opt("rally_adjacent") == "any_point"
+                                    or i == len(path) - 1):
+            faults.setdefault("RALLY_ENTERS_ENEMY_ADJACENT", f"{list(h)} is adjacent to an "
+                              f"enemy unit")
+        if stop_at is not None:
+            code, why = stop_at
+            faults.setdefault(code, why)
+        spent += cost
+        if spent > r.allowance:
+            faults.setdefault("RALLY_OVER_ALLOWANCE", f"{spent} MP spent, more than half its "
+                              f"allowance ({r.allowance})")
+        if stop_at is None:
+            stop_at = r.stop_reason(h, i, go_start)
+        prev = h
+    return {"faults": faults, "spent": spent, "end": prev, "stop": stop_at}
+
+
+def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = None,
+            declares: Any = None) -> dict:
+    u = unit_of(ctx, unit, "unit")
+    try:
+        ld, rng = _leader(ctx, u)
+    except MissingRulesData:
+        return ctx.ruling(allowance=None, spent=None, end_hex=None, best_route=[],
+                          formation_after=u.formation, in_command_after=None)
+    ma, allowance = _allowance(u)
+    _eligible(ctx, u, ld, rng, declares)
+    ctx.say(f"{u.id} may spend half its allowance of {ma}, rounded up: {allowance} MP "
+            f"({RULE}).")
+    try:
+        r = Routes(ctx, u, ld.hexes[0], rng, allowance)
+        best = r.best_route()
+    except MissingRulesData:
+        return ctx.ruling(allowance=allowance, spent=None, end_hex=None, best_route=[],
+                          formation_after=u.formation, in_command_after=None)
+    move = r.move_along(best)
+    if isinstance(path, str):
+        path = [path]
+    if path is not None and not isinstance(path, list):
+        raise HexRequestError("path", "a list of hexes Q,R entered in order", "BAD_PATH")
+    given = [parse_hex_text(h, f"path[{i}]") for i, h in enumerate(path)] if path else None
+    walked = _walk(ctx, r, given if given is not None else move, given is not None)
+    if given is not None:
+        _judge(ctx, r, given, walked)
+    end = walked["end"]
+    fa = r.formation_after(end, walked)
+    leaves_go = u.formation == "general_order" and not r.is_go(end)
+    fa = _formation_change(ctx, u, formation_change, leaves_go) or fa
+    in_cmd = hg.distance(end, ld.hexes[0]) <= rng
+    if walked["spent"]:
+        ctx.note("RALLY_OPPORTUNITY_CHARGES", RULE, "units moving on the Rally chit may "
+                 "receive opportunity charges", units=[u.id])
+    ctx.say(f"The route it must take: {' '.join(str(list(h)) for h in best) or 'none'}; "
+            f"the rally move: {' '.join(str(list(h)) for h in move) or 'none'}.")
+    ctx.say(f"It ends at {list(end)}, {hg.distance(end, ld.hexes[0])} hexes from {ld.id} "
+            f"({'within' if in_cmd else 'outside'} its command range of {rng}), having spent "
+            f"{walked['spent']} MP.")
+    return ctx.ruling(allowance=allowance, spent=walked["spent"], end_hex=hex_json(end),
+                      in_command_after=in_cmd, formation_after=fa,
+                      best_route=[hex_json(h) for h in best],
+                      move=[hex_json(h) for h in move], leader=ld.id,
+                      routes_tied=r.tied_count())
+
+
+def _judge(ctx: Context, r: Routes, path: list[hg.Hex], walked: dict) -> None:
+    rules = {"RALLY_PATH_NOT_ADJACENT": RULE, "RALLY_PROHIBITED": RULE,
+             "RALLY_ENTERS_ENEMY_ADJACENT": RULE, "RALLY_OVER_ALLOWANCE": RULE,
+             "RALLY_DID_NOT_STOP": RULE, "RALLY_ENTERED_GO_CONTINUED": "Orden General",
+             "RALLY_GO_TO_GO_MORE_THAN_ONE": "Orden General"}
+    for code, why in walked["faults"].items():
+        ctx.refuse(code, rules[code], why, units=[r.unit.id])
+    if walked["faults"]:
+        return
+    verdict = r.judge_prefix(path)
+    if verdict == "not_shortest":
+        ctx.refuse("RALLY_NOT_SHORTEST", RULE, f"the path is not a least-cost route towards "
+                   f"the command range ({r.metric_words()})", units=[r.unit.id])
+    elif verdict == "not_straight":
+        ctx.refuse("RALLY_NOT_STRAIGHT", RULE, "another least-cost route keeps more hexes on "
+                   "the straight line to the leader", units=[r.unit.id])
+    elif walked["stop"] is None and walked["spent"] < r.allowance and path != r.move_along(
+            r.best_route()):
+        ctx.note("RALLY_STOPPED_SHORT", RULE, "the unit could go further along its route",
+                 units=[r.unit.id])
+

@@ -1,0 +1,195 @@
+"""Reporting a resolved charge (DESIGN.md, Ruling): the JSON entry with every figure, the
+margin and its certainty, the path replayed step by step, and the explanation."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import geometry as g
+
+from .explain import explain
+from .resolution import Resolution, charger_after
+from .rulesets import Ruleset
+
+
+def sigma_mm(units: list[g.Unit]) -> float:
+    """Combined position uncertainty of the units a ruling depends on: each unit's sigma_mm,
+    plus its sigma_deg turned into millimetres at its far corner."""
+    total = 0.0
+    for u in units:
+        radius = math.hypot(u.formation.width, u.formation.depth) / 2
+        total += u.sigma_mm ** 2 + (math.radians(u.sigma_deg) * radius) ** 2
+    return math.sqrt(total)
+
+
+def _facing_margin(res: Resolution) -> float:
+    """How far the charger could move before the charged facing changes: the share of the
+    winning arc above one half, spread over the length of the charger cut by the arc's rays; or,
+    when no ray crosses the charger, its distance to the nearest ray."""
+    t, c = res.target, res.charger
+    win = t.body.arcs[res.declaration.facing]  # built by the declaration already
+    poly = c.body.polygon
+    share = res.declaration.shares[res.declaration.facing]
+    ray_lines = win.exterior.difference(t.body.polygon.buffer(1e-6))
+    cut = poly.intersection(ray_lines).length
+    if cut > 1e-6:
+        return max(share - 0.5, 0.0) * poly.area / cut
+    return float(poly.distance(ray_lines))
+
+
+def _margin(res: Resolution) -> float:
+    facing = _facing_margin(res)
+    d = res.compared_mm
+    if res.range_in is not None:
+        rng = abs(g.in_to_mm(res.range_in) - d)
+    else:
+        rng = abs(g.in_to_mm(res.declaration.max_range_in) - d)
+    return min(facing, rng)
+
+
+def _round(x: float | None, nd: int = 3) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def _pose_json(p: g.Pose | None) -> dict | None:
+    return None if p is None else p.to_json()
+
+
+def _path_json(res: Resolution) -> list[dict]:
+    c = res.charger
+    steps: list[tuple[g.Step, str]] = []
+    if res.outcome in ("success", "caught_fleeing", None) and res.move is not None:
+        steps = [(s, c.id) for s in res.move.steps]
+    elif res.outcome == "special" and res.special is not None:
+        if res.special.forward_mm > 1e-9:
+            steps.append((g.Forward(res.special.forward_mm), c.id))
+        if res.placement is not None and res.special.charged is not None:
+            p = res.placement
+            changed = (p.files, p.ranks) != (res.target.files, res.target.ranks) \
+                if res.special.charged == res.target.id else p.reformed_ranks
+            steps.append((g.Reform(p.pose, p.files if changed else None,
+                                   p.ranks if changed else None), res.special.charged))
+    elif res.outcome in ("failed", "target_escaped") and res.failed is not None:
+        steps = [(s, c.id) for s in res.failed.steps]
+    out = []
+    poses: dict[str, g.Pose] = {c.id: c.pose}
+    for step, uid in steps:
+        before = poses.get(uid, c.pose)
+        form = c.formation if uid == c.id else res.target.formation
+        after = step.apply(form, before)
+        poses[uid] = after
+        out.append(g.step_to_json(step, after, uid))
+    if res.outcome in ("success", None) and res.move is not None and \
+            res.move.target_final is not None:
+        m = res.move
+        assert m.target_pivot is not None
+        # The target turns about the contact point (RULES.md 4, fallback).
+        out.append(g.step_to_json(g.Align(m.target_pivot, m.target_turn_deg), m.target_final,
+                                  res.target.id))
+    return out
+
+
+def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
+    d = res.declaration
+    margin = _margin(res)
+    certain = sigma == 0.0 or margin > 3 * sigma
+    final, _ = charger_after(res)
+    contact = None
+    tf = None
+    if res.outcome in ("success", "caught_fleeing", None) and res.move is not None:
+        m = res.move
+        seg = g.contact.flush_contact(g.Body(res.charger.formation, m.final),
+                                      g.Body(res.target.formation, m.target_final or
+                                             res.target.pose))
+        contact = {"charger_models": m.charger_models, "target_models": m.target_models,
+                   "models": m.models,
+                   "segment": [list(map(lambda v: round(v, 3), p)) for p in seg.segment]
+                   if seg else None,
+                   "charger_model_slots": sorted(map(list, m.charger_slots)),
+                   "target_model_slots": sorted(map(list, m.target_slots))}
+        tf = m.target_final
+        if res.outcome is None:
+            final = m.final
+    elif res.outcome == "special" and res.placement is not None:
+        p = res.placement
+        contact = {"charger_models": p.charger_models, "target_models": p.target_models,
+                   "models": p.charger_models + p.target_models, "segment": None}
+        tf = p.pose
+    priorities = None
+    if res.move is not None and res.target.state != "fleeing":
+        m = res.move
+        priorities = {"order": list(ruleset.priorities), "other_enemies": 0,
+                      "target_turned_deg": round(abs(m.target_turn_deg), 4),
+                      "chargers_in_contact": res.chargers_in_contact,
+                      "models_in_contact": m.models,
+                      "charger_models": m.charger_models, "target_models": m.target_models,
+                      "path_mm": round(m.length_mm, 3), "wheel_deg": round(m.wheel_deg, 4)}
+    out = {
+        "charger": res.charger.id, "target": res.target.id,
+        "declarable": d.declarable, "reasons": d.reasons,
+        # DESIGN.md: front, flank or rear; which flank is in facing_side.
+        "facing": "flank" if d.facing in ("left", "right") else d.facing,
+        "facing_side": d.facing,
+        "arc_shares": {k: round(v, 4) for k, v in d.shares.items()},
+        "distance_mm": round(d.distance.distance_mm, 3),
+        "distance_in": round(d.distance.distance_in, 3),
+        "closest_points": [list(map(lambda v: round(v, 3), d.distance.a)),
+                           list(map(lambda v: round(v, 3), d.distance.b))],
+        "max_range_in": d.max_range_in,
+        "dice_rule": res.dice_rule.name,
+        "needed_in": res.needed,
+        "odds": round(res.odds, 6),
+        "odds_fraction": str(Fraction(res.odds).limit_denominator(6 ** 3)),
+        "dice": list(res.dice) if res.dice is not None else None,
+        "range_in": res.range_in,
+        "range_mm": _round(g.in_to_mm(res.range_in)) if res.range_in is not None else None,
+        "outcome": res.outcome,
+        "margin_mm": round(margin, 3),
+        "margin_in": round(g.mm_to_in(margin), 3),
+        "certain": certain,
+        "sigma_mm": round(sigma, 3),
+        "start": res.charger.pose.to_json(),
+        "path": _path_json(res),
+        "final": _pose_json(final),
+        "contact": contact,
+        "target_final": _pose_json(tf),
+        "charged_unit": res.special.charged if res.outcome == "special" and res.special
+        else (res.target.id if res.outcome in ("success", "caught_fleeing") else None),
+        "priorities": priorities,
+        "explanation": explain(res, margin, certain, sigma),
+    }
+    if res.secondary and res.move is not None and res.outcome in ("success", None):
+        # Only when a move cannot avoid other enemies (RULES.md 4, priority 1).
+        out["secondary_targets"] = list(res.secondary)
+        if priorities is not None:
+            priorities["other_enemies"] = len(res.secondary)
+    rs = res.ruleset or ruleset
+    dec = d.decision
+    if dec is not None and dec.counts is not None:
+        # Rulesets that count front-rank models per arc (tow 1.1, whfb8 2.1).
+        out["front_rank_counts"] = {k: round(v, 2) for k, v in dec.counts.items()}
+        out["facing_contested"] = dec.contested
+    if rs.target_aligns_flag:
+        out[rs.target_aligns_flag] = bool(res.flags.get(rs.target_aligns_flag, False))
+    if res.outcome == "caught_fleeing":
+        # RULES.md 7, tow 1.7, whfb8 2.7: the charger may test to reform.
+        out["reform_allowed"] = True
+    if rs.range_measure == "paid_path" and res.move is not None:
+        # tow 1.3: the roll is compared with the paid path (the closing align is free): the
+        # path of the move made (or shown, without dice), else the shortest legal one.
+        paid = res.move.length_mm if res.outcome in ("success", "caught_fleeing", None) else \
+            res.compared_mm
+        out["paid_path_mm"] = round(paid, 3)
+        out["paid_path_in"] = round(g.mm_to_in(paid), 3)
+        out["shortest_paid_path_in"] = round(g.mm_to_in(res.compared_mm), 3)
+    out.update(res.flags)
+    if res.flight is not None:
+        # The Flee! reaction (tow 1.7): where the target fled before the charge was ruled.
+        out["flee"] = res.flight.to_json()
+        if out.get("target_final") is None and res.outcome != "caught_fleeing":
+            out["target_final"] = res.flight.pose.to_json()
+    if res.multiple is not None:
+        # Only on the entries of a multiple charge (RULES.md 8): the figures over all of them.
+        out["multiple_charge"] = res.multiple
+    return out

@@ -1,0 +1,362 @@
+"""Resolving a declared charge (RULES.md 1-7, and each ruleset's hooks): the declaration, the
+best move, the dice, the outcome and the units after. Reporting it is charges/report.py's."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
+
+import geometry as g
+
+from .charge_move import ChargeMove, Rejected
+from .declaration import Declaration, declare
+from .dice import DiceRule
+from .facing_frame import MoveRules
+from .failed_wheel import failed_wheel_move
+from .fleeing import search_fleeing
+from .front_edge import strip_of, unit_move
+from .moves import FailedMove, failed_charge_move
+from .plan import SearchMemo, SearchPlan
+from .refine import polish_move
+from .request import ChargeDecl
+from .rulesets import Ruleset
+from .search import search_charge, shortest_move
+from .secondary import search_secondary
+from .special import Placement, SpecialPlan, plan_special, reform_placement
+from .world import World
+
+
+@dataclass
+class Resolution:
+    """Everything known about one declared charge."""
+
+    decl: ChargeDecl
+    charger: g.Unit
+    target: g.Unit
+    declaration: Declaration
+    dice_rule: DiceRule
+    needed: int
+    dice: tuple[int, ...] | None = None
+    range_in: float | None = None
+    move: ChargeMove | None = None
+    rejected: list[Rejected] = field(default_factory=list)
+    special: SpecialPlan | None = None
+    placement: Placement | None = None
+    failed: FailedMove | None = None
+    outcome: str | None = None
+    odds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    out_of_order: str | None = None  # why a multiple charger found no room
+    chargers_in_contact: int = 1  # RULES.md 8: over all chargers of the target
+    #: A multiple charge's combined figures (RULES.md 8): move order, chargers and models in
+    #: contact over all chargers (each model once), per-charger and target models.
+    multiple: dict[str, Any] | None = None
+    #: Other enemies the move cannot avoid touching at its end (RULES.md 4, priority 1).
+    secondary: tuple[str, ...] = ()
+    world: World | None = None  # the charger's world, in the scene it was assessed in
+    world_scene: g.Scene | None = None
+    ruleset: Ruleset | None = None
+    #: The shortest legal paid path (mm), when the roll is compared with the path (tow 1.3).
+    shortest_mm: float | None = None
+    #: The target's Flee! reaction to this charge, when it fled (charges/flee.py).
+    flight: Any = None
+    #: Why the charger makes no move at all (tow 1.2: a Marching Column), when it does not.
+    stays: str | None = None
+    #: Set when the target had to align to the charger and the ruleset flags it (tow:
+    #: ``disordered``, 1.5).
+    flags: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def compared_mm(self) -> float:
+        """What the roll is compared with: the closest distance (RULES.md 3), or the shortest
+        legal paid path (tow 1.3; the distance when no path exists)."""
+        if self.ruleset is not None and self.ruleset.range_measure == "paid_path" and \
+                self.shortest_mm is not None:
+            return self.shortest_mm
+        return self.declaration.distance.distance_mm
+
+    @property
+    def in_range(self) -> bool | None:
+        if self.range_in is None:
+            return None
+        return g.in_to_mm(self.range_in) >= self.compared_mm - g.EPS_MM
+
+
+def scene_with(scene: g.Scene, units: dict[str, g.Unit]) -> g.Scene:
+    return g.Scene.model_construct(table=scene.table, terrain=scene.terrain,
+                                   units=[units.get(u.id, u) for u in scene.units])
+
+
+def _odds(res: Resolution) -> float:
+    """Chance of success before rolling: the roll must cover the distance and a legal move (or
+    a special charge that reaches an enemy) must exist (RULES.md 3); a contact nobody can
+    align fails in whfb8 (2.5)."""
+    if not res.declaration.declarable:
+        return 0.0
+    if res.move is not None and not res.move.aligned and res.ruleset is not None and \
+            res.ruleset.unaligned == "fail":
+        return 0.0
+    if res.move is not None:
+        return float(res.dice_rule.chance_at_least(res.needed))
+    if res.special is not None and res.special.charged is not None:
+        reach = max(res.declaration.distance.distance_mm, res.special.forward_mm)
+        need = res.dice_rule.needed(g.mm_to_in(reach), res.charger.advance_in or 0.0)
+        return float(res.dice_rule.chance_at_least(need))
+    return 0.0
+
+
+def _rules(charger: g.Unit, ruleset: Ruleset) -> tuple[object, MoveRules, float]:
+    """The unit the search moves (its front edge alone when the ruleset sweeps only that),
+    the search's rules, and how far that strip stands ahead of the unit's centre."""
+    unaligned = ruleset.unaligned != "none"
+    if ruleset.swept == "front_edge":
+        mover, ahead = strip_of(charger)
+        return mover, MoveRules(ruleset.group_key, charger.formation, unaligned), ahead
+    return charger, MoveRules(ruleset.group_key, None, unaligned), 0.0
+
+
+def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
+              world: World, ruleset: Ruleset, max_length: float = math.inf,
+              memo: SearchMemo | None = None
+              ) -> tuple[ChargeMove | None, list[Rejected], tuple[str, ...]]:
+    """The best legal charge move by the ruleset's rules (RULES.md 4; tow 1.4), within
+    ``max_length`` of path: (move, better groups rejected, other enemies it must touch)."""
+    mover, rules, ahead = _rules(charger, ruleset)
+    if g.closest(charger.body.polygon, target.body.polygon).distance_mm <= g.EPS_MM:
+        # Already in contact: the charge moves no further, only the align remains (a path
+        # of zero length; tow 1.4: "stop as soon as the units touch").
+        max_length = min(max_length, 1e-3)
+    # Built only if the target-turn fallback is reached (RULES.md 4, priority 2).
+    target_world = partial(World.for_unit, scene, target, ignore=frozenset({charger.id}))
+    memo = memo if memo is not None else SearchMemo()
+    move, rejected = search_charge(mover, target, facing, world, target_world,  # type: ignore[arg-type]
+                                   memo=memo, rules=rules, max_length=max_length)
+    secondary: tuple[str, ...] = ()
+    if move is None:
+        engaged = frozenset(u.id for u in scene.units if u.state == "engaged")
+        move, secondary = search_secondary(mover, target, facing, world, target_world,  # type: ignore[arg-type]
+                                           engaged, memo, rules, max_length)
+    if move is not None and ahead:
+        move = unit_move(move, charger, ahead)
+        fits = world.with_kind(set(secondary), "secondary") if secondary else world
+        if fits.blocked(g.boundary(charger.formation, move.final)) is not None:
+            move = None  # the whole footprint does not fit where the front edge arrived
+    return move, rejected, secondary
+
+
+def _fleeing_move(scene: g.Scene, charger: g.Unit, target: g.Unit, world: World,
+                  ruleset: Ruleset, max_length: float) -> ChargeMove | None:
+    """Charging a fleeing unit: any facing. t9a-1 (RULES.md 7): no align, the shortest move
+    that reaches it; tow (1.7, running down): a normal charge move into whichever facing it
+    best meets."""
+    if not ruleset.fleeing_aligns:
+        return search_fleeing(charger, target, world)
+    best: ChargeMove | None = None
+    for facing in g.FACINGS:
+        move, _, _ = find_move(scene, charger, target, facing, world, ruleset, max_length)
+        if move is not None and (best is None or (
+                ruleset.group_key(move.charger_models, move.target_models), move.length_mm) <
+                (ruleset.group_key(best.charger_models, best.target_models), best.length_mm)):
+            best = move
+    return best
+
+
+def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
+           decl: ChargeDecl, facing_roll: int | None = None,
+           provisional_facing: bool = False) -> Resolution:
+    """Declaration, facing, odds and the best move, before any dice (RULES.md 1-5, 7; and the
+    ruleset's hooks: a paid path's roll needed, a declaration that needs room). A contested
+    facing needs its roll, unless ``provisional_facing`` (a charge map) takes the provisional
+    one."""
+    d = declare(scene, charger, target, ruleset, facing_roll=facing_roll)
+    if d.decision is not None and not provisional_facing:
+        ruleset.check_facing_roll(d.decision, facing_roll, charger.id, target.id)
+    rule = ruleset.dice_for(charger)
+    adv = charger.advance_in or 0.0
+    needed = rule.needed(d.distance.distance_in, adv)
+    res = Resolution(decl, charger, target, d, rule, needed, ruleset=ruleset)
+    if not d.declarable:
+        res.odds = _odds(res)
+        return res
+    res.stays = ruleset.cannot_make_a_move(charger)
+    if res.stays is not None:
+        return res  # declarable, but it cannot move: the odds are nil (tow 1.2)
+    world = World.for_unit(scene, charger, target.id)
+    res.world, res.world_scene = world, scene
+    paid = ruleset.range_measure == "paid_path"
+    longest = g.in_to_mm(adv + rule.max_total) if paid else math.inf
+    if target.state == "fleeing":
+        res.move = _fleeing_move(scene, charger, target, world, ruleset, longest)
+    else:
+        memo = SearchMemo()
+        res.move, res.rejected, res.secondary = find_move(scene, charger, target, d.facing,
+                                                          world, ruleset, longest, memo)
+        if res.move is None and ruleset.special_charge:
+            res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
+                                       memo)
+    if paid and res.move is not None:
+        res.shortest_mm = _shortest_paid(scene, res, world, ruleset, longest)
+        res.needed = rule.needed(g.mm_to_in(res.shortest_mm), adv)
+    if ruleset.requires_room and res.move is None and res.special is None and \
+            target.state != "fleeing":
+        why = ("no charge move within the longest possible roll of "
+               f"{adv + rule.max_total:g} in") if paid else "no legal charge move exists"
+        res.declaration = replace(d, declarable=False, reasons=[*d.reasons, why])
+    res.odds = _odds(res)
+    return res
+
+
+def _shortest_paid(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
+                   longest: float) -> float:
+    """The shortest legal paid path into the charged facing (tow 1.3: the roll needed)."""
+    assert res.move is not None
+    mover, rules, _ = _rules(res.charger, ruleset)
+    plan = SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
+    short = shortest_move(mover, res.target, world, plan, longest)  # type: ignore[arg-type]
+    if short is None:
+        return res.move.length_mm
+    short = polish_move(mover, res.target, short, world)  # type: ignore[arg-type]
+    return min(res.move.length_mm, short.length_mm)
+
+
+def apply_dice(res: Resolution, dice: tuple[int, ...]) -> None:
+    res.dice = dice
+    res.range_in = (res.charger.advance_in or 0.0) + res.dice_rule.total(dice)
+
+
+def _fail(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
+    """RULES.md 6: the failed charge move; the charger becomes disrupted. It stops short of
+    everything, the target included: the charge's world with the target as any enemy, when
+    the charge was assessed in this very scene."""
+    res.outcome = "failed"
+    if res.dice is None:
+        return
+    res.failed = _failed_move(res, scene, ruleset,
+                              g.in_to_mm(ruleset.failed_distance_in(res.dice)))
+
+
+def _failed_move(res: Resolution, scene: g.Scene, ruleset: Ruleset, dist: float
+                 ) -> FailedMove:
+    """The failed charge move of ``dist`` by the ruleset: a turn about the centre then
+    forward (RULES.md 6), or a paid wheel towards the target then forward, keeping its gap
+    (tow 1.6: 1" from every enemy; whfb8 2.6: 1" from units and impassable terrain)."""
+    if res.world is not None and res.world_scene is scene:
+        world = res.world.with_kind({res.target.id}, "enemy")
+    else:
+        world = World.for_unit(scene, res.charger)
+    c = res.charger
+    if ruleset.failed_turns:
+        return failed_charge_move(c.formation, c.pose, res.target.pose.centre, dist, world)
+    keep = World(world.table, [o for o in world.obstacles if o.kind in (
+        "enemy", "target") or not ruleset.gap_from_enemies_only], world.table_eps)
+    return failed_wheel_move(c.formation, c.pose, res.target.pose.centre, dist, world,
+                             ruleset.failed_gap_mm, keep)
+
+
+def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
+    """Decide the outcome of one assessed charge with dice (RULES.md 3-7; the ruleset's
+    hooks: the roll against the paid path, a fleeing target that escapes)."""
+    if not res.declaration.declarable:
+        res.outcome = "impossible"
+        return
+    if res.dice is None:
+        return
+    if res.stays is not None:
+        res.outcome = "failed"  # tow 1.2: it does not move at all
+        return
+    if ruleset.range_measure == "paid_path" and res.move is not None and res.in_range and \
+            res.move.length_mm > g.in_to_mm(res.range_in or 0.0) + g.EPS_MM:
+        # The best move is too long for this roll: the best one that fits (tow 1.3 [D]).
+        assert res.world is not None
+        reach = g.in_to_mm(res.range_in or 0.0)
+        if res.target.state == "fleeing":
+            res.move = _fleeing_move(scene, res.charger, res.target, res.world, ruleset, reach)
+        else:
+            res.move, res.rejected, res.secondary = find_move(
+                scene, res.charger, res.target, res.declaration.facing, res.world, ruleset,
+                reach)
+    if not res.in_range or (ruleset.range_measure == "paid_path" and res.move is None):
+        if res.target.state == "fleeing" and ruleset.fleeing_miss == "escaped":
+            _escaped(res, scene, ruleset)
+            return
+        _fail(res, scene, ruleset)
+        return
+    if res.move is not None and not res.move.aligned and ruleset.unaligned == "fail":
+        res.notes.append(f"{res.charger.id} cannot close the door on {res.target.id}, nor "
+                         f"can {res.target.id}: the charge fails")
+        _fail(res, scene, ruleset)
+        return
+    if res.move is not None:
+        res.outcome = "caught_fleeing" if res.target.state == "fleeing" else "success"
+        if not res.move.aligned and ruleset.target_aligns_flag:
+            res.flags[ruleset.target_aligns_flag] = True  # tow 1.5: the gap is left
+        if res.move.target_final is not None and ruleset.target_aligns_flag:
+            res.flags[ruleset.target_aligns_flag] = True
+        return
+    sp = res.special
+    if sp is not None and sp.charged is not None and \
+            sp.forward_mm <= g.in_to_mm(res.range_in or 0.0) + g.EPS_MM:
+        charged = scene.unit(sp.charged)
+        pose = g.forward(res.charger.pose, sp.forward_mm)
+        if charged.state != "engaged":
+            res.placement = reform_placement(scene, res.charger, pose, charged)
+        if res.placement is not None:
+            res.outcome = "special"
+            return
+        res.notes.append(f"{charged.id} cannot reform against {res.charger.id} anywhere on the "
+                         "table, so the special charge cannot be made")
+    if res.target.state == "fleeing" and ruleset.fleeing_miss == "escaped":
+        _escaped(res, scene, ruleset)
+        return
+    _fail(res, scene, ruleset)
+
+
+def _escaped(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
+    """tow 1.7: the fleeing target was not reached: it has escaped (not a failed charge) and
+    the charger moves its full charge range towards it, ending 1" from enemies (made as the
+    failed charge's move is, with the whole range as its distance)."""
+    res.outcome = "target_escaped"
+    res.failed = _failed_move(res, scene, ruleset, g.in_to_mm(res.range_in or 0.0))
+
+
+def charger_after(res: Resolution) -> tuple[g.Pose, str]:
+    """The charger's pose and state after the ruling."""
+    c = res.charger
+    if res.outcome in ("success",) and res.move is not None:
+        return res.move.final, "engaged"
+    if res.outcome == "caught_fleeing" and res.move is not None:
+        return res.move.final, "disrupted"
+    if res.outcome == "special":
+        assert res.special is not None
+        return g.forward(c.pose, res.special.forward_mm), "engaged"
+    if res.outcome == "failed":
+        return (res.failed.final if res.failed is not None else c.pose), "disrupted"
+    if res.outcome == "target_escaped" and res.failed is not None:
+        return res.failed.final, c.state  # not a failed charge (tow 1.7)
+    return c.pose, c.state
+
+
+def apply_outcome(units: dict[str, g.Unit], res: Resolution) -> None:
+    pose, state = charger_after(res)
+    units[res.charger.id] = res.charger.placed(pose, state=state)
+    t = res.target
+    if res.outcome == "success" and res.move is not None:
+        tpose = res.move.target_final or units[t.id].pose
+        units[t.id] = units[t.id].placed(tpose, state="engaged")
+        for other in res.secondary:  # charged too (RULES.md 4, unavoidable contact)
+            units[other] = units[other].placed(units[other].pose, state="engaged")
+    elif res.outcome == "caught_fleeing":
+        units[t.id] = units[t.id].placed(units[t.id].pose, state="destroyed")
+    elif res.outcome == "special" and res.placement is not None and res.special is not None:
+        cid = res.special.charged
+        assert cid is not None
+        p = res.placement
+        changes: dict[str, Any] = {"state": "engaged"}
+        if (p.files, p.ranks) != (units[cid].files, units[cid].ranks):
+            n = units[cid].model_count
+            rear = n - p.files * (p.ranks - 1)
+            changes.update(files=p.files, ranks=p.ranks,
+                           rear_rank=list(range(rear)) if rear < p.files else "centre")
+        units[cid] = units[cid].placed(p.pose, **changes)

@@ -1,0 +1,102 @@
+"""Warhammer: The Old World (ruleset ``tow``, RULES-editions.md 1, rulebook and FAQ/Errata
+1.5.2).
+
+What differs from the base (t9a-1):
+- the facing by the charger's front-rank models in each arc, a tie to the arc of least
+  advantage to the charger, front before flank before rear (1.1, Resolving Uncertainties);
+- the longest declarable charge M + 6, +3 with Swiftstride, and no impossible charge: some
+  legal charge move within the longest roll must exist (1.2, Maximum Possible Charge Range);
+  a Marching Column (more ranks than files) cannot make a charge move;
+- the Charge roll: the higher of 2D6; with Swiftstride the +D6 (assumed taken, it never
+  lowers the odds), compared with the PAID path: initial forward + the wheel's W x theta +
+  forward to contact, the closing wheel free (1.3, Determine Charge Range);
+- end positions ranked by models in contact, both sides, then charger models (1.4);
+- only the front edge is swept (1.4, FAQ: a rear corner may pass); the final footprint is whole;
+- unable to align: the target aligns to the charger, and the charge is disordered (1.5);
+- no blocked path or special charge (1.5);
+- the failed charge moves the Charge roll towards the target, wheeling as it must (the wheel
+  paid), ending at least 1" from every enemy (1.6);
+- a fleeing target not reached has escaped: not a failed charge (1.7, Running Down the Foe).
+"""
+
+from __future__ import annotations
+
+import geometry as g
+
+from ..dice import HIGHER_OF_2D6, HIGHER_OF_2D6_PLUS_D6, TWO_D6, DiceRule
+from . import register
+from .base import FacingDecision, Ruleset, front_rank_counts
+
+#: A flee roll with Swiftstride's +D6 (1.7): all three dice summed.
+TWO_D6_PLUS_D6 = DiceRule(3, 2, "2D6 + D6", extra=1)
+
+#: Least advantage to the charger first (tow 1.1: front gives 0, flank +1, rear +2).
+ADVANTAGE = {"front": 0, "left": 1, "right": 1, "rear": 2}
+
+TOW_WORDS = {
+    "facing": "Flank and Rear Charges", "declare": "Who Can Charge",
+    "range": "Determine Charge Range", "move": "The Charge Move",
+    "contact": "The Charge Move", "align": "Aligning to the Enemy",
+    "blocked": "Unable to Align", "failed": "Failed Charge",
+    "fleeing": "Running Down the Foe", "multiple": "Multiple Charging Units",
+    "other_enemies": "Charging More Than One Unit: each enemy touched is charged too",
+    "movement": "Movement",
+    "after_failed": "they cannot move again this turn",
+    "turn_target": "Unable to Align: the target aligns to the charger",
+}
+
+
+def decide_by_models(charger: g.Unit, target: g.Unit) -> tuple[dict[str, float], list[str]]:
+    """The front-rank model counts per arc and the arcs holding the most (a tie lists more)."""
+    counts = front_rank_counts(charger, target)
+    best = max(counts.values())
+    return counts, [k for k, v in counts.items() if abs(v - best) <= 1e-9]
+
+
+class OldWorld(Ruleset):
+    def dice(self, swiftstride: bool) -> DiceRule:
+        return HIGHER_OF_2D6_PLUS_D6 if swiftstride else HIGHER_OF_2D6
+
+    def flee_dice(self, swiftstride: bool) -> DiceRule:
+        """1.7: a flee roll is 2D6; Swiftstride adds its +D6 (errata 1.5.2)."""
+        return TWO_D6_PLUS_D6 if swiftstride else TWO_D6
+
+    def max_range_in(self, unit: g.Unit) -> float:
+        """M + 6, the best unmodified Charge roll; +3 with Swiftstride (errata p.178)."""
+        assert unit.advance_in is not None
+        return unit.advance_in + 6 + (3 if unit.swiftstride else 0)
+
+    def facing(self, charger: g.Unit, target: g.Unit, shares: dict[g.FacingName, float],
+               roll: int | None = None) -> FacingDecision:
+        counts, tied = decide_by_models(charger, target)
+        if len(tied) == 1:
+            return FacingDecision(tied[0], counts)  # type: ignore[arg-type]
+        pick = min(tied, key=lambda k: (ADVANTAGE[k], k))
+        return FacingDecision(pick, counts, tie=f"no majority of front-rank models, so the "  # type: ignore[arg-type]
+                              f"arc of least advantage to the charger: {pick}")
+
+    def group_key(self, charger_models: int, target_models: int) -> tuple[int, int]:
+        """1.4 [D]: most models in contact, both sides summed; if tied, most charger models."""
+        return (-(charger_models + target_models), -charger_models)
+
+    def failed_distance_in(self, dice: tuple[int, ...]) -> float:
+        """1.6: the Charge roll itself (the kept die, and Swiftstride's +D6)."""
+        return float(self.dice(len(dice) == 3).total(dice))
+
+    def cannot_make_a_move(self, charger: g.Unit) -> str | None:
+        if charger.ranks > charger.files:
+            return (f"{charger.id} is a Marching Column ({charger.files} files, "
+                    f"{charger.ranks} ranks) and cannot make a charge move")
+        return None
+
+
+TOW = register(OldWorld(
+    "tow", "Warhammer: The Old World",
+    priorities=("undeclared_enemies", "within_range", "models_in_contact", "charger_models",
+                "path"),
+    unaligned="gap", facing_rule="front_rank_models", range_measure="paid_path", swept="front_edge",
+    special_charge=False, requires_room=True,
+    column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
+    failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, flee_gap_mm=25.4,
+    words=TOW_WORDS,
+    roll_word="Charge roll"))
