@@ -111,6 +111,8 @@ def tray_poses(gray: np.ndarray, view: TableView,
         fused = fuse(markers[k], local[k], fits[k], um, fix.px_per_mm)
         share = {name: round(sigma_mm(c[k][:2, :2]), 3) for name, c in parts.items()}
         share["corners"] = round(sigma_mm(fused.cov[:2, :2]), 3)
-        fused.cov = widen_facing(fused.cov + common[k])
+        fused.cov = fused.cov + common[k]
+        if fused.evidence == "marker+outline":
+            fused.cov = widen_facing(fused.cov)
         out.append(TrayPose(um, fix, fused, share))
     return out, scatter, timing

@@ -308,7 +308,9 @@ FACING_MODEL_FACTOR = 1.15
 """The facing's standard deviation is widened by this much for what the model leaves out: on
 rendered tables ~0.5% of the facings lay at 3.1-3.5 of their sigmas, the marker and the
 outline turned alike (a tray square to nothing, both edges found a fraction of a pixel off the
-same way: the pixel grid, blur and JPEG at 45 degrees), which their combination cannot know."""
+same way: the pixel grid, blur and JPEG at 45 degrees), which their combination cannot know.
+A marker alone is not widened: on the real photos of tests/vision/data (marker-only units)
+the facings' median error/sigma was 0.30 with it, 0.34 without, every one within 3 sigma."""
 
 
 def widen_facing(cov: np.ndarray) -> np.ndarray:

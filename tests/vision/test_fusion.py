@@ -15,8 +15,9 @@ from vision.outline import OutlineFit
 
 UNIT = UnitMarker(marker=10, marker_size_mm=25, height_mm=3, id="spears", side="red",
                   base=(20, 20), files=5, ranks=4)
-SQUARE = UnitMarker(marker=11, marker_size_mm=25, height_mm=0, id="sheet", side="red",
-                    base=(25, 25), files=1, ranks=1)
+SQUARE = UnitMarker(marker=11, marker_size_mm=25, height_mm=3, id="sheet", side="red",
+                    base=(30, 30), files=1, ranks=1)
+"""A tray no larger than its marker's sticker: the edges found round it are the sticker's."""
 MARKER = Pose(500.0, 400.0, 30.0)
 MARKER_COV = np.diag([0.05 ** 2, 0.05 ** 2, math.radians(0.1) ** 2])
 PPM = 2.0  # px per mm (a 4K photo of a whole table)
@@ -42,6 +43,29 @@ def test_an_outline_of_its_own_needs_a_tray_larger_than_the_sticker():
              SQUARE, PPM)
     assert f.evidence == "marker" and "no larger than its marker" in f.why
     assert f.pose == MARKER and np.array_equal(f.cov, MARKER_COV)
+
+
+SHEET = UnitMarker(marker=12, marker_size_mm=25, height_mm=0, id="token", side="red",
+                   base=(25, 25), files=1, ranks=1)
+
+
+def test_a_marker_that_is_its_unit_takes_its_borders_facing_and_keeps_its_uncertainty():
+    """A printed square lying on the table as its own unit: the square fitted to its whole
+    border gives the facing (not a second witness: the covariance may only shrink to what
+    those edges alone carry, never below it by fusion); a fit that disagrees with the corners
+    beyond their uncertainty, or misses a side, is not taken."""
+    target = np.array([500.02, 399.99, math.radians(30.06)])
+    f = fuse(MARKER, MARKER_COV, _fit(target, STRONG), SHEET, PPM)
+    assert f.evidence == "marker" and "fitted to its border" in f.why
+    assert abs(f.pose.facing - 30.06) < 0.005
+    assert (f.pose.x, f.pose.y) == (MARKER.x, MARKER.y)  # the corners' position
+    assert np.allclose(f.cov[:2, :2], MARKER_COV[:2, :2])
+    assert f.cov[2, 2] <= MARKER_COV[2, 2]
+    far = np.array([500.0, 400.0, math.radians(30.6)])  # 6 of the marker's sigmas
+    assert fuse(MARKER, MARKER_COV, _fit(far, STRONG), SHEET, PPM).pose == MARKER
+    fit = _fit(target, STRONG)
+    fit.sides = 3
+    assert fuse(MARKER, MARKER_COV, fit, SHEET, PPM).pose == MARKER
 
 
 def test_the_outline_alone_is_recovered_from_the_prior_fit():

@@ -52,18 +52,27 @@ def test_every_marker_and_unit_of_the_real_photos_is_found(detected):
 def test_real_photo_poses_match_the_printed_layout(detected):
     """Four table markers: the markers alone decide (a unit is its marker), and the poses
     land within the print's own accuracy (one plane through all markers leaves their centres
-    0.16-0.25 mm RMS off the layout). Measured: position p95 0.50-0.89 mm, facing p95 0.27-0.70
-    deg over the five four-marker cases."""
+    0.16-0.25 mm RMS off the layout). Measured: position p95 0.50-0.89 mm, facing p95 0.18-0.53
+    deg over the five four-marker cases; pooled position p95 0.77 mm, facing p95 0.45 deg (the
+    facing read from each marker's whole border; from its four corners alone it was 0.52, and
+    a plain cv2 homography through the table markers' corners gives 1.22 mm and 1.34 deg)."""
+    pooled = []
     for (name, ids), (scene, truth) in detected.items():
         if len(ids) != 4:
             continue
         e = _errors(scene, truth)
+        pooled.append(e)
         assert np.percentile(e[:, 0], 95) <= 1.0, (name, ids, e[:, 0])
         assert e[:, 0].max() <= 1.2, (name, ids, e[:, 0])
         assert np.percentile(e[:, 1], 95) <= 0.9, (name, ids, e[:, 1])
         for u in scene["units"]:
             assert u["pose_evidence"]["used"] == "marker"
             assert "no larger than its marker" in u["pose_evidence"]["why"]
+    e = np.vstack(pooled)
+    assert np.percentile(e[:, 0], 95) <= 0.85 and np.percentile(e[:, 1], 95) <= 0.5
+    border = [u for (_, ids), (s, _) in detected.items() if len(ids) == 4 for u in s["units"]
+              if "fitted to its border" in u["pose_evidence"]["why"]]
+    assert len(border) >= 0.8 * len(e)
 
 
 def test_real_photo_sigmas_cover_the_truth_and_are_not_uselessly_large(detected):
