@@ -72,6 +72,8 @@ def _path_json(res: Resolution) -> list[dict]:
                                    p.ranks if changed else None), res.special.charged))
     elif res.outcome in ("failed", "target_escaped") and res.failed is not None:
         steps = [(s, c.id) for s in res.failed.steps]
+    elif res.outcome in ("halted", "ran_down") and res.accidental is not None:
+        steps = [(s, c.id) for s in res.accidental.steps]
     out = []
     poses: dict[str, g.Pose] = {c.id: c.pose}
     for step, uid in steps:
@@ -183,12 +185,28 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         out["paid_path_mm"] = round(paid, 3)
         out["paid_path_in"] = round(g.mm_to_in(paid), 3)
         out["shortest_paid_path_in"] = round(g.mm_to_in(res.compared_mm), 3)
+    elif rs.range_measure == "paid_path" and res.accidental is not None:
+        out["paid_path_mm"] = round(res.accidental.moved_mm, 3)
+        out["paid_path_in"] = round(g.mm_to_in(res.accidental.moved_mm), 3)
     out.update(res.flags)
     if res.flight is not None:
         # The Flee! reaction (tow 1.7): where the target fled before the charge was ruled.
         out["flee"] = res.flight.to_json()
         if out.get("target_final") is None and res.outcome != "caught_fleeing":
             out["target_final"] = res.flight.pose.to_json()
+    if res.accidental is not None:
+        # tow 1.5: met by a fleeing enemy, the charge halted or ran it down.
+        out["accidental_contact"] = res.accidental.to_json()
+        if res.outcome == "ran_down":
+            out["charged_unit"] = res.accidental.blocker
+    elif res.through is not None and res.outcome is None:
+        # Without dice: the rolls that reach the target only through a fleeing enemy.
+        need = res.dice_rule.needed(g.mm_to_in(res.through.length_mm),
+                                    res.charger.advance_in or 0.0)
+        out["accidental_contact"] = {
+            "units": sorted(res.blockers), "choice": res.on_accidental,
+            "through_path_mm": round(res.through.length_mm, 3), "needed_in": need,
+            "odds": round(float(res.dice_rule.chance_at_least(need)) - res.odds, 6)}
     if res.multiple is not None:
         # Only on the entries of a multiple charge (RULES.md 8): the figures over all of them.
         out["multiple_charge"] = res.multiple

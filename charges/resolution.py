@@ -10,6 +10,7 @@ from typing import Any
 
 import geometry as g
 
+from .accidental import Accidental, accidental_move, fleeing_blockers
 from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
 from .dice import DiceRule
@@ -67,6 +68,14 @@ class Resolution:
     #: Set when the target had to align to the charger and the ruleset flags it (tow:
     #: ``disordered``, 1.5).
     flags: dict[str, Any] = field(default_factory=dict)
+    #: The best move through fleeing enemies in the way, when it is better than any other
+    #: (tow 1.5, accidental contact), and those enemies.
+    through: ChargeMove | None = None
+    blockers: frozenset[str] = frozenset()
+    #: What the charger does when it meets one: ``halt`` or ``continue`` (the request's
+    #: ``on_accidental_contact``).
+    on_accidental: str = "halt"
+    accidental: Accidental | None = None
 
     @property
     def compared_mm(self) -> float:
@@ -135,7 +144,10 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
                                    memo=memo, rules=rules, max_length=max_length)
     secondary: tuple[str, ...] = ()
     if move is None:
-        engaged = frozenset(u.id for u in scene.units if u.state == "engaged")
+        # Never charged as a second target: an engaged unit, and a fleeing one where meeting
+        # it is accidental contact (tow 1.5).
+        engaged = frozenset(u.id for u in scene.units if u.state == "engaged" or (
+            u.state == "fleeing" and ruleset.accidental_contact))
         move, secondary = search_secondary(mover, target, facing, world, target_world,  # type: ignore[arg-type]
                                            engaged, memo, rules, max_length)
     if move is not None and ahead:
@@ -196,16 +208,60 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         if res.move is None and ruleset.special_charge:
             res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
                                        memo)
+        if ruleset.accidental_contact:
+            _through(scene, res, world, ruleset, longest)
     if paid and res.move is not None:
         res.shortest_mm = _shortest_paid(scene, res, world, ruleset, longest)
         res.needed = rule.needed(g.mm_to_in(res.shortest_mm), adv)
+    elif paid and res.through is not None:
+        res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
     if ruleset.requires_room and res.move is None and res.special is None and \
-            target.state != "fleeing":
+            res.through is None and target.state != "fleeing":
         why = ("no charge move within the longest possible roll of "
                f"{adv + rule.max_total:g} in") if paid else "no legal charge move exists"
         res.declaration = replace(d, declarable=False, reasons=[*d.reasons, why])
     res.odds = _odds(res)
     return res
+
+
+def _through(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
+             longest: float) -> None:
+    """tow 1.5: the best move were the fleeing enemies not there, kept when it meets one of
+    them and no ordinary move is as short (so some roll halts the charge or runs one down)."""
+    blockers = frozenset(fleeing_blockers(scene, world, res.target.id))
+    if not blockers:
+        return
+    if res.move is not None and ruleset.range_measure != "paid_path":
+        return  # the ordinary move is made whatever the roll
+    through, _, _ = find_move(scene, res.charger, res.target, res.declaration.facing,
+                              world.without(set(blockers)), ruleset, longest)
+    if through is None or (res.move is not None and
+                           through.length_mm >= res.move.length_mm - g.EPS_MM):
+        return
+    if accidental_move(scene, res.charger, through, set(blockers), world, "continue") is None:
+        return  # it does not meet them after all
+    res.through, res.blockers = through, blockers
+
+
+def _accidental(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> bool:
+    """tow 1.5: no ordinary move within the roll, but the move through a fleeing enemy is:
+    the charger halts 1" from it or runs it down (charges/accidental.py)."""
+    if res.through is None or res.world is None or res.range_in is None:
+        return False
+    reach = g.in_to_mm(res.range_in)
+    through = res.through
+    if through.length_mm > reach + g.EPS_MM:
+        through, _, _ = find_move(scene, res.charger, res.target, res.declaration.facing,
+                                  res.world.without(set(res.blockers)), ruleset, reach)
+        if through is None:
+            return False
+    choice = "continue" if res.on_accidental == "continue" else "halt"
+    acc = accidental_move(scene, res.charger, through, set(res.blockers), res.world, choice)
+    if acc is None:
+        return False
+    res.accidental = acc
+    res.outcome = "halted" if choice == "halt" else "ran_down"
+    return True
 
 
 def _shortest_paid(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
@@ -277,6 +333,8 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
             res.move, res.rejected, res.secondary = find_move(
                 scene, res.charger, res.target, res.declaration.facing, res.world, ruleset,
                 reach)
+    if (res.move is None or not res.in_range) and _accidental(scene, res, ruleset):
+        return
     if not res.in_range or (ruleset.range_measure == "paid_path" and res.move is None):
         if res.target.state == "fleeing" and ruleset.fleeing_miss == "escaped":
             _escaped(res, scene, ruleset)
@@ -335,6 +393,8 @@ def charger_after(res: Resolution) -> tuple[g.Pose, str]:
         return (res.failed.final if res.failed is not None else c.pose), "disrupted"
     if res.outcome == "target_escaped" and res.failed is not None:
         return res.failed.final, c.state  # not a failed charge (tow 1.7)
+    if res.outcome in ("halted", "ran_down") and res.accidental is not None:
+        return res.accidental.final, c.state  # not a failed charge (tow 1.5)
     return c.pose, c.state
 
 
@@ -349,6 +409,9 @@ def apply_outcome(units: dict[str, g.Unit], res: Resolution) -> None:
             units[other] = units[other].placed(units[other].pose, state="engaged")
     elif res.outcome == "caught_fleeing":
         units[t.id] = units[t.id].placed(units[t.id].pose, state="destroyed")
+    elif res.outcome == "ran_down" and res.accidental is not None:
+        b = res.accidental.blocker  # run down (tow 1.5, Continuing Ahead)
+        units[b] = units[b].placed(units[b].pose, state="destroyed")
     elif res.outcome == "special" and res.placement is not None and res.special is not None:
         cid = res.special.charged
         assert cid is not None

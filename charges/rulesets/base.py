@@ -19,6 +19,7 @@ ruleset it is. The hooks, by RULES-editions.md 6's rows:
 - ``failed_distance_in``, ``failed_turns`` and ``failed_gap_mm`` (failed_distance,
   failed_path);
 - ``fleeing_miss`` and ``fleeing_aligns`` (fleeing_target);
+- ``accidental_contact`` (special_charge's "accidental contact: halt / continue");
 - ``words`` (the rule names explanations cite) and ``roll_word``.
 """
 
@@ -107,6 +108,10 @@ class Ruleset:
     fleeing_aligns: bool = False
     #: A flight that would end within this of an enemy carries on (tow 1.7: 1").
     flee_gap_mm: float = 0.0
+    #: A fleeing enemy across the path halts the charge or is run down, by the request's
+    #: ``on_accidental_contact`` (tow 1.5, charges/accidental.py); without it such a unit is
+    #: an obstacle like any other.
+    accidental_contact: bool = False
     #: Several chargers: among plans with as many models, the one whose chargers' models are
     #: the most equal wins (whfb8 2.8).
     equalise_chargers: bool = False
