@@ -177,7 +177,10 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
     if res.outcome == "caught_fleeing":
         # RULES.md 7, tow 1.7, whfb8 2.7: the charger may test to reform.
         out["reform_allowed"] = True
-    if rs.range_measure == "paid_path" and res.move is not None:
+    if rs.range_measure == "paid_path" and res.accidental is not None:
+        out["paid_path_mm"] = round(res.accidental.moved_mm, 3)
+        out["paid_path_in"] = round(g.mm_to_in(res.accidental.moved_mm), 3)
+    elif rs.range_measure == "paid_path" and res.move is not None:
         # tow 1.3: the roll is compared with the paid path (the closing align is free): the
         # path of the move made (or shown, without dice), else the shortest legal one.
         paid = res.move.length_mm if res.outcome in ("success", "caught_fleeing", None) else \
@@ -185,9 +188,6 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         out["paid_path_mm"] = round(paid, 3)
         out["paid_path_in"] = round(g.mm_to_in(paid), 3)
         out["shortest_paid_path_in"] = round(g.mm_to_in(res.compared_mm), 3)
-    elif rs.range_measure == "paid_path" and res.accidental is not None:
-        out["paid_path_mm"] = round(res.accidental.moved_mm, 3)
-        out["paid_path_in"] = round(g.mm_to_in(res.accidental.moved_mm), 3)
     out.update(res.flags)
     if res.flight is not None:
         # The Flee! reaction (tow 1.7): where the target fled before the charge was ruled.

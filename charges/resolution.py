@@ -199,6 +199,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     res.world, res.world_scene = world, scene
     paid = ruleset.range_measure == "paid_path"
     longest = g.in_to_mm(adv + rule.max_total) if paid else math.inf
+    memo: SearchMemo | None = None
     if target.state == "fleeing":
         res.move = _fleeing_move(scene, charger, target, world, ruleset, longest)
     else:
@@ -211,7 +212,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         if ruleset.accidental_contact:
             _through(scene, res, world, ruleset, longest)
     if paid and res.move is not None:
-        res.shortest_mm = _shortest_paid(scene, res, world, ruleset, longest)
+        res.shortest_mm = _shortest_paid(res, world, ruleset, longest, memo)
         res.needed = rule.needed(g.mm_to_in(res.shortest_mm), adv)
     elif paid and res.through is not None:
         res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
@@ -264,12 +265,19 @@ def _accidental(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> bool:
     return True
 
 
-def _shortest_paid(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
-                   longest: float) -> float:
-    """The shortest legal paid path into the charged facing (tow 1.3: the roll needed)."""
+def _shortest_paid(res: Resolution, world: World, ruleset: Ruleset, longest: float,
+                   memo: SearchMemo | None) -> float:
+    """The shortest legal paid path into the charged facing (tow 1.3: the roll needed). No
+    path is shorter than the closest distance (the point that ends in contact travels at
+    least that far, and no point of the front edge travels further than the path pays), so a
+    best move that long is the shortest."""
     assert res.move is not None
+    if res.move.length_mm <= res.declaration.distance.distance_mm + 1e-9:
+        return res.move.length_mm
     mover, rules, _ = _rules(res.charger, ruleset)
-    plan = SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
+    plan = memo.plan_for(mover, res.target, res.move.facing, rules=rules) \
+        if memo is not None and res.move.facing == res.declaration.facing else \
+        SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
     short = shortest_move(mover, res.target, world, plan, longest)  # type: ignore[arg-type]
     if short is None:
         return res.move.length_mm
