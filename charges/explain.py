@@ -5,6 +5,7 @@ Path, Failed Charge, Charging a Fleeing Unit, Multiple Charges), never our files
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import geometry as g
@@ -283,6 +284,21 @@ def _through_sentence(res: Resolution) -> str:
 def _failed_steps(res: Resolution, f: FailedMove) -> str:
     """A failed (or escaped target's) move in words: the turn or paid wheel, then forward."""
     t = res.target
+    if f.kind == "wheels":
+        # whfb8 2.6: round what stopped the straight way, by a path of two wheels.
+        parts = []
+        for step in f.steps:
+            if isinstance(step, g.Wheel):
+                way = "left" if step.angle_deg > 0 else "right"
+                parts.append(f"wheel {abs(step.angle_deg):.1f} degrees to the {way}")
+            elif isinstance(step, g.Forward):
+                parts.append(f"move {_in(step.distance_mm)} forward")
+        end = math.hypot(f.final.x - t.x, f.final.y - t.y)
+        stop = f" (then stopping short of {f.stopped_by})" if f.stopped_by else ""
+        how = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        return (f"find the way towards {poss(t.id)} centre stopped by {f.turn_blocked_by}; "
+                f"of the paths with up to two wheels, the one ending closest to that centre "
+                f"({_in(end)} from it) is to {how}{stop}")
     verb = "wheel" if f.kind == "wheel" else "turn"
     turn = f"{verb} {abs(f.turn_deg):.1f} degrees to face {poss(t.id)} centre"
     if f.kind == "wheel" and abs(f.turn_wanted_deg) < 1e-6:

@@ -15,7 +15,7 @@ from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
 from .dice import DiceRule
 from .facing_frame import MoveRules
-from .failed_wheel import failed_wheel_move
+from .failed_wheel import failed_wheel_move, two_wheel_failed_move
 from .fleeing import search_fleeing
 from .front_edge import strip_of, unit_move
 from .moves import FailedMove, failed_charge_move
@@ -315,8 +315,9 @@ def _failed_move(res: Resolution, scene: g.Scene, ruleset: Ruleset, dist: float
         return failed_charge_move(c.formation, c.pose, res.target.pose.centre, dist, world)
     keep = World(world.table, [o for o in world.obstacles if o.kind in (
         "enemy", "target") or not ruleset.gap_from_enemies_only], world.table_eps)
-    return failed_wheel_move(c.formation, c.pose, res.target.pose.centre, dist, world,
-                             ruleset.failed_gap_mm, keep)
+    make = two_wheel_failed_move if ruleset.failed_wheels >= 2 else failed_wheel_move
+    return make(c.formation, c.pose, res.target.pose.centre, dist, world,
+                ruleset.failed_gap_mm, keep)
 
 
 def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:

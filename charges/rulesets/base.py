@@ -98,6 +98,9 @@ class Ruleset:
     #: The failed charge move turns about the centre (RULES.md 6) or wheels, paying the
     #: wheel from the distance (tow 1.6, whfb8 2.6).
     failed_turns: bool = True
+    #: How many wheels a failed charge that wheels may make to go round what is in its way
+    #: (tow 1.6: one; whfb8 2.6: "may wheel more than once", two in the [D]).
+    failed_wheels: int = 1
     #: How far a failed charge (or an escaped target's chaser) ends from others (mm): from
     #: enemies only (tow 1.6), or from every unit and impassable terrain (whfb8 2.6).
     failed_gap_mm: float = 0.0
