@@ -185,3 +185,41 @@ def accidental_move(scene: g.Scene, charger: g.Unit, through: ChargeMove,
         steps = [*steps, step]  # type: ignore[list-item]
         pose = step.apply(form, pose)  # type: ignore[union-attr]
     return Accidental(hit, choice, through, steps, pose, moved, aligned or step == "flush")
+
+
+def cut_to_length(form: g.Formation, start: g.Pose, steps: list[g.Step], length_mm: float
+                  ) -> tuple[list[g.Step], g.Pose]:
+    """``steps`` from ``start`` as far as ``length_mm`` of movement pays for (a wheel costs
+    its outer corner's arc, an align nothing): the last step paid cut short."""
+    pose, left = start, length_mm
+    done: list[g.Step] = []
+    for step in steps:
+        cost = step.length_mm(form)
+        if cost <= left + 1e-9:
+            done.append(step)
+            pose = step.apply(form, pose)
+            left -= cost
+            continue
+        if left > 1e-9:
+            part = _partial(step, left / cost)
+            done.append(part)
+            pose = part.apply(form, pose)
+        break
+    return done, pose
+
+
+def path_towards(scene: g.Scene, charger: g.Unit, along: ChargeMove, distance_mm: float,
+                 world: World, gap_mm: float) -> tuple[list[g.Step], g.Pose, str | None]:
+    """tow 1.7 [D]: the full-range move of a charger whose fleeing target escaped follows
+    the best charge path towards it (``along``, its closing align left out) for
+    ``distance_mm``, stopped at the first point within ``gap_mm`` of an enemy (the fled target
+    included; those already that near at the start are not counted): the steps, the pose and
+    what stopped it."""
+    form = charger.formation
+    moves = [s for s in along.steps if not isinstance(s, g.Align)]
+    steps, _ = cut_to_length(form, charger.pose, moves, distance_mm)
+    here = g.boundary(form, charger.pose)
+    polys = {o.id: o.polygon for o in world.obstacles if o.kind in ("enemy", "target") and
+             not shapely.dwithin(o.polygon, here, gap_mm)}
+    steps, pose, hit = _cut(form, charger.pose, steps, polys, gap_mm)
+    return steps, pose, hit

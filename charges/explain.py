@@ -284,6 +284,11 @@ def _through_sentence(res: Resolution) -> str:
 def _failed_steps(res: Resolution, f: FailedMove) -> str:
     """A failed (or escaped target's) move in words: the turn or paid wheel, then forward."""
     t = res.target
+    if f.kind == "path":
+        # tow 1.7: an escaped target's chaser follows the best charge path towards it.
+        how = describe_path(res, f.steps) if f.steps else "cannot move at all"
+        stop = f", stopping 1 in short of {f.stopped_by}" if f.stopped_by else ""
+        return f"along the best charge path, {how}{stop}"
     if f.kind == "wheels":
         # whfb8 2.6: round what stopped the straight way, by a path of two wheels.
         parts = []

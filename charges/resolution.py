@@ -10,7 +10,7 @@ from typing import Any
 
 import geometry as g
 
-from .accidental import Accidental, accidental_move, fleeing_blockers
+from .accidental import Accidental, accidental_move, fleeing_blockers, path_towards
 from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
 from .dice import DiceRule
@@ -382,10 +382,24 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
 
 def _escaped(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
     """tow 1.7: the fleeing target was not reached: it has escaped (not a failed charge) and
-    the charger moves its full charge range towards it, ending 1" from enemies (made as the
-    failed charge's move is, with the whole range as its distance)."""
+    the charger moves its full charge range towards it along the best charge path of 1.4,
+    stopped 1" from enemies (charges/accidental.py, path_towards)."""
     res.outcome = "target_escaped"
-    res.failed = _failed_move(res, scene, ruleset, g.in_to_mm(res.range_in or 0.0))
+    dist = g.in_to_mm(res.range_in or 0.0)
+    world = res.world if res.world is not None and res.world_scene is scene else None
+    along = _fleeing_move(scene, res.charger, res.target, world, ruleset, math.inf) \
+        if world is not None else None
+    if along is None:  # no charge path reaches it at all: straight at it, as a failed move
+        res.failed = _failed_move(res, scene, ruleset, dist)
+        return
+    steps, pose, hit = path_towards(scene, res.charger, along, dist, world,
+                                    ruleset.failed_gap_mm)
+    form = res.charger.formation
+    moved = sum(s.length_mm(form) for s in steps)
+    wheel = sum(s.angle_deg for s in steps if isinstance(s, g.Wheel))
+    stopped = None if hit is None or moved >= dist - 1e-3 else next(
+        (o.describe() for o in world.obstacles if o.id == hit), hit)
+    res.failed = FailedMove(steps, pose, wheel, wheel, None, dist, moved, stopped, "path")
 
 
 def charger_after(res: Resolution) -> tuple[g.Pose, str]:
