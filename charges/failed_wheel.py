@@ -23,6 +23,11 @@ from .world import World
 
 #: Bisection halvings for the wheel angle (degrees over at most 90: under 1e-5 degrees).
 HALVINGS = 24
+#: A unit ending this little inside the gap still keeps it (the gap is measured, and a
+#: bisection stops a hair short either way).
+GAP_TOL_MM = 1e-3
+#: A wheel smaller than this (degrees) is not made: the bisection's noise, not a manoeuvre.
+MIN_WHEEL_DEG = 1e-4
 
 
 def _aim_error(form: g.Formation, start: g.Pose, pivot: g.moves.Pivot, angle: float,
@@ -134,7 +139,7 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
                                                                    full * f)))
     steps: list[g.Step] = []
     pose = start
-    if abs(angle) > 1e-9:
+    if abs(angle) > MIN_WHEEL_DEG:
         steps.append(g.Wheel(pivot, angle))
         pose = g.wheel(form, start, pivot, angle)
     rest = max(distance_mm - form.width * math.radians(abs(angle)), 0.0)
@@ -153,6 +158,25 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
             moved = max(near - 1e-6, 0.0)
             stopped_by = next((f"{o.describe()} (ending {gap_mm / 25.4:g} in away)"
                                for o in gap_world.obstacles if o.id == near_hit), stopped_by)
+        # A unit left exactly the gap away by the wheel, which the move then slides towards
+        # at a slant, is not met ahead (it already touches the grown obstacle): what the
+        # end keeps decides, the forward part shortened until it keeps the gap (7a).
+        start_poly = g.boundary(form, start)
+        watch = [o for o in gap_world.obstacles
+                 if shapely.distance(o.polygon, start_poly) >= gap_mm - GAP_TOL_MM]
+
+        def ends_clear(d: float) -> bool:
+            poly = g.boundary(form, g.forward(pose, d))
+            return not any(shapely.dwithin(o.polygon, poly, gap_mm - GAP_TOL_MM)
+                           for o in watch)
+
+        if moved > 0 and not ends_clear(moved):
+            full = moved
+            moved = full * _clear_fraction(lambda f: ends_clear(full * f))
+            close = next((o for o in watch if shapely.dwithin(
+                o.polygon, g.boundary(form, g.forward(pose, full)), gap_mm - GAP_TOL_MM)), None)
+            if close is not None:
+                stopped_by = f"{close.describe()} (ending {gap_mm / 25.4:g} in away)"
     if moved > 1e-9:
         steps.append(g.Forward(moved))
         pose = g.forward(pose, moved)
@@ -192,6 +216,10 @@ def two_wheel_failed_move(form: g.Formation, start: g.Pose, aim: tuple[float, fl
     reach = max(1.0, math.hypot(form.width / 2, form.depth / 2) / form.width)
     near_start = {o.id for o in world.obstacles
                   if shapely.dwithin(o.polygon, g.boundary(form, start), STOP_SHORT_MM)}
+    # What the move must end the gap away from: all of gap_world but what starts nearer.
+    keep = [] if gap_world is None else [
+        o for o in gap_world.obstacles
+        if shapely.distance(o.polygon, g.boundary(form, start)) >= gap_mm - GAP_TOL_MM]
     for sign in (1.0, -1.0):
         pivot: g.moves.Pivot = "left" if sign > 0 else "right"
         for a in SECOND_WHEEL_ANGLES:
@@ -219,6 +247,10 @@ def two_wheel_failed_move(form: g.Formation, start: g.Pose, aim: tuple[float, fl
                 if leg <= 1e-6:
                     continue
                 pose2 = g.forward(pose1, leg)
+                if gap_world is not None and gap_mm > 0 and any(
+                        shapely.dwithin(o.polygon, g.boundary(form, pose2), gap_mm - GAP_TOL_MM)
+                        for o in keep):
+                    continue  # the first leg slid within the gap of something
                 rest = distance_mm - cost - leg
                 if _centre_gap(pose2, aim) - rest * reach >= best[0] - 1e-9:
                     continue  # cannot end closer than the best path found

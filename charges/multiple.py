@@ -136,22 +136,24 @@ class _Search:
         key = SearchPlan.key_of(mover, target, facing, touched, rules)  # type: ignore[arg-type]
         memo = SearchMemo(plan=self.plans.get(key))
         k = 1 if last else ALTERNATIVES[min(depth, len(ALTERNATIVES) - 1)]
+        longest = self.reach.get(decl, math.inf)
         moves, _ = search_moves(mover, target, facing, world, target_world,  # type: ignore[arg-type]
                                 allow_target_turn=depth == 0, k=k, refine=False,
-                                exclude=touched, memo=memo, rules=rules,
-                                max_length=self.reach.get(decl, math.inf))
+                                exclude=touched, memo=memo, rules=rules, max_length=longest)
         moves = self._as_unit(charger, ahead, world, moves)
         if memo.plan is not None:
             self.plans[key] = memo.plan
         plan = memo.plan
         if depth == 0 and not last and plan is not None:
-            straight = shortest_move(mover, target, world, plan)  # type: ignore[arg-type]
+            straight = shortest_move(mover, target, world, plan, longest)  # type: ignore[arg-type]
             for m in self._as_unit(charger, ahead, world, [straight] if straight else []):
                 if all(m.contact_id != o.contact_id for o in moves):
                     moves.append(m)
         if self.aside and depth == 0 and not last and plan is not None:
             aside = partial(moves_aside, mover, target, world=world, plan=plan)
-            return moves, lambda m: self._as_unit(charger, ahead, world, aside(m))
+            # Pushed aside, a path may grow longer than the roll (tow 1.3): those are out.
+            return moves, lambda m: [a for a in self._as_unit(charger, ahead, world, aside(m))
+                                     if a.length_mm <= longest + 1e-6]
         return moves, lambda _: []
 
     def best(self, order: tuple[ChargeDecl, ...], depth: int = 0,
@@ -242,9 +244,18 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
             continue
         others = {o: mv for o, mv in moves.items() if o != d}
         current = _placed_scene(scene, units, others, tgt)
-        world = World.for_unit(current, units[d.charger], target.id)
-        moves[d] = polish_move(units[d.charger], tgt if m.target_final is None else target,
-                               m, world)
+        charger = units[d.charger]
+        world = World.for_unit(current, charger, target.id)
+        into = tgt if m.target_final is None else target
+        if m.strip is None:
+            moves[d] = polish_move(charger, into, m, world)
+            continue
+        # Only the front edge is swept (tow 1.4): its strip is refined, and the unit's move
+        # made from it kept when its end footprint fits.
+        mover, ahead = strip_of(charger)
+        better = unit_move(polish_move(mover, into, m.strip, world), charger, ahead)  # type: ignore[arg-type]
+        if world.blocked(g.boundary(charger.formation, better.final)) is None:
+            moves[d] = better
     return Plan(plan.order, moves)
 
 
@@ -296,13 +307,16 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
                    "target_models": best.target_models}
         for d in best.order:
             results[d].chargers_in_contact = n
+        for d in group:  # the combined figures belong to every entry of the multiple charge
             results[d].multiple = summary
-    # Those out of range, or left without room, make failed charge moves after the others.
-    after = scene_with(scene, moved_units)
+    # Those out of range, or left without room, make failed charge moves after the others,
+    # one after another: each sees where the others ended (tow 1.6, whfb8 2.6: 1" from them).
     for d in group:
         res = results[d]
         if req.dice is None or res.outcome in ("success", "impossible"):
             continue
         res.move = None
-        _fail(res, after, req.ruleset)
+        _fail(res, scene_with(scene, moved_units), req.ruleset)
+        if res.failed is not None:
+            moved_units[d.charger] = units[d.charger].placed(res.failed.final)
     return [results[d] for d in group]

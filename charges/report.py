@@ -172,8 +172,14 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         # Rulesets that count front-rank models per arc (tow 1.1, whfb8 2.1).
         out["front_rank_counts"] = {k: round(v, 2) for k, v in dec.counts.items()}
         out["facing_contested"] = dec.contested
+    if res.move is not None and not res.move.aligned and res.outcome in (None, "success"):
+        # Nobody could align: the move ends at first contact (tow 1.5: the gap is left;
+        # whfb8 2.5: such a charge fails, so its odds are nil).
+        out["aligned"] = False
     if rs.target_aligns_flag:
-        out[rs.target_aligns_flag] = bool(res.flags.get(rs.target_aligns_flag, False))
+        shown = res.outcome is None and res.move is not None and (
+            not res.move.aligned or res.move.target_final is not None)
+        out[rs.target_aligns_flag] = shown or bool(res.flags.get(rs.target_aligns_flag, False))
     if res.outcome == "caught_fleeing":
         # RULES.md 7, tow 1.7, whfb8 2.7: the charger may test to reform.
         out["reform_allowed"] = True

@@ -403,7 +403,8 @@ class _Trial:
                      f"{ {k: round(v, 4) for k, v in shares.items()} } give {sorted(sides)}")
         problems = [_front_flush(ch.form, ch.pose, tg.form, tg.pose, s) for s in sorted(sides)]
         # tow 1.5: when neither unit can align the gap is left, the charge disordered.
-        gap_left = bool(e.get("disordered")) and e.get("target_final") is None and \
+        gap_left = (bool(e.get("disordered")) or e.get("aligned") is False) and \
+            e.get("target_final") is None and \
             not any(sj.get("kind") == "align" for sj in e.get("path") or [])
         if all(p is not None for p in problems) and not gap_left:
             self.err(where, "the charger is not flush with the charged facing: "

@@ -1,0 +1,35 @@
+"""Every ruling on random bench tables (single and multiple charges, with dice and odds only)
+judged by the independent checker, for the rulesets other than t9a-1 (t9a-1's oracle and
+scenario suites are larger): tow and whfb8 rulings that replay to a legal path, within the
+roll, with the gap kept and the counts right (tests/checker.py asks each ruleset what to check).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import charges
+from bench.reference import requests
+from charges.errors import RequestError
+
+from ..checker import check_ruling
+
+
+@pytest.mark.parametrize("ruleset", ["tow", "whfb8"])
+def test_random_table_rulings_pass_the_checker(ruleset: str) -> None:
+    checked, problems = 0, []
+    for key, request in requests(1, 7, ruleset):
+        if key.startswith("scenario/") or key == "sample":
+            continue  # the scenario suites run these
+        try:
+            ruling = charges.rule(request)
+        except RequestError as e:
+            assert "facing_roll" in str(e), f"{key}: {e}"  # whfb8 asks for a contested roll
+            continue
+        try:
+            check_ruling(request, ruling)
+        except AssertionError as e:
+            problems.append(f"{key}: {e}")
+        checked += 1
+    assert checked > 60
+    assert not problems, "\n".join(problems[:5])
