@@ -57,6 +57,9 @@ class ChargeMove:
     #: False when nobody could align and the move ends at first contact (tow 1.5: the gap is
     #: left; whfb8 2.5: the charge fails).
     aligned: bool = True
+    #: A front-edge search's own move (charges/front_edge.py), kept on the unit's move made
+    #: from it so that it can still be refined.
+    strip: ChargeMove | None = None
 
     @property
     def models(self) -> int:

@@ -85,9 +85,10 @@ def segments_hit(a: np.ndarray, b: np.ndarray, parts: np.ndarray) -> np.ndarray:
     return ~apart.all(axis=1)
 
 
-def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
+def visible(scene: g.Scene, charger: g.Unit, target: g.Unit,
+            ignore: frozenset[str] = frozenset()) -> bool:
     """RULES.md 2: a clear straight line from the front facing to the target inside the front
-    arc."""
+    arc; the units ``ignore`` hide nothing."""
     arc = charger.body.arcs["front"]
     seen = target.body.polygon.exterior.intersection(arc)
     if seen.is_empty:
@@ -114,7 +115,8 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit) -> bool:
         [np.asarray(charger.body.facings["front"], dtype=float)] +
         [shapely.get_coordinates(p) for p in b_parts])))
     candidates = [u.body.polygon for u in scene.units
-                  if u.id not in (charger.id, target.id) and u.state != "destroyed"]
+                  if u.id not in (charger.id, target.id) and u.state != "destroyed" and
+                  u.id not in ignore]
     candidates += [t.shape for t in scene.terrain if t.opaque]
     pieces: list[np.ndarray] = []
     if candidates:
@@ -167,7 +169,11 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     dist = g.closest(charger.body.polygon, target.body.polygon)
     max_range = ruleset.max_range_in(charger)
     too_far = dist.distance_in > max_range + 1e-9
-    vis = in_arc and (every_reason or not too_far) and visible(scene, charger, target)
+    # tow 1.5: a fleeing unit across the way fled there after the charges were declared
+    # (reactions come before the charge moves), so it hid nothing at the declaration.
+    fled = frozenset(u.id for u in scene.units if u.state == "fleeing") \
+        if ruleset.accidental_contact else frozenset()
+    vis = in_arc and (every_reason or not too_far) and visible(scene, charger, target, fled)
     if in_arc and not vis and (every_reason or not too_far):
         reasons.append(f"{charger.id} cannot see {target.id}: every line from its front inside "
                        "its front arc crosses another unit or opaque terrain")

@@ -5,6 +5,7 @@ Path, Failed Charge, Charging a Fleeing Unit, Multiple Charges), never our files
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import geometry as g
@@ -46,10 +47,14 @@ def combined_sentence(multiple: dict) -> str:
 
 
 def describe_steps(res: Resolution) -> str:
-    m = res.move
-    assert m is not None
+    assert res.move is not None
+    return describe_path(res, res.move.steps)
+
+
+def describe_path(res: Resolution, steps: list[g.Step]) -> str:
+    """A charge path in words, each wheel with the movement it costs."""
     parts = []
-    for step in m.steps:
+    for step in steps:
         if isinstance(step, g.Forward):
             parts.append(f"move {_in(step.distance_mm)} forward")
         elif isinstance(step, g.Wheel):
@@ -120,7 +125,9 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
             out.append(f"The roll is compared with the path paid for: the shortest legal one is "
                        f"{_in(res.compared_mm)} (the forward moves and the wheel's outer "
                        f"corner; the closing wheel is free) ({w['range']}).")
-        if res.move is None and not (res.special and res.special.charged):
+        if res.move is None and res.through is not None:
+            out.append(_through_sentence(res))
+        elif res.move is None and not (res.special and res.special.charged):
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
                        "no legal charge move exists, so the charge cannot succeed whatever "
                        "the roll (chance 0%).")
@@ -199,6 +206,27 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                        f"{p.charger_models} {c.id} and {p.target_models} {sp.charged} in base "
                        "contact.")
         return
+    if res.outcome in ("halted", "ran_down") and res.accidental is not None:
+        a = res.accidental
+        path = describe_path(res, a.steps) if a.steps else "cannot move at all"
+        if res.outcome == "halted":
+            out.append(f"Fleeing {a.blocker} stands across the only way the roll reaches "
+                       f"{t.id} (a path of {_in(a.through.length_mm)}), and no wheel avoids "
+                       f"it: {c.id} {path}, and halt 1 in from {a.blocker}. This is not a "
+                       f"failed charge ({w.get('accidental', w['failed'])}).")
+        else:
+            moves = [s for s in a.steps if not isinstance(s, g.Align)]
+            turn = next((s for s in a.steps if isinstance(s, g.Align)), None)
+            path = describe_path(res, moves) if moves else "already touch it"
+            then = f", align, turning {abs(turn.angle_deg):.1f} degrees about the contact " \
+                "point," if turn is not None else \
+                ("" if a.aligned else " (no room to align: the gap is left)")
+            out.append(f"Fleeing {a.blocker} stands across the only way the roll reaches "
+                       f"{t.id} (a path of {_in(a.through.length_mm)}), and no wheel avoids "
+                       f"it: {c.id} continue ahead and {path} into {a.blocker}"
+                       f"{then} and run it down: {a.blocker} is destroyed, and {c.id} cannot "
+                       f"reform ({w.get('accidental', w['failed'])}).")
+        return
     if res.outcome == "target_escaped" and res.failed is not None:
         f = res.failed
         out.append(f"{t.id} is out of reach: it has escaped, and this is not a failed charge. "
@@ -237,9 +265,45 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                        f"{w['after_failed']} ({w['failed']}).")
 
 
+def _through_sentence(res: Resolution) -> str:
+    """Odds only, no ordinary move: every way to the target runs into a fleeing enemy."""
+    assert res.through is not None
+    w = _words(res)
+    c, adv = res.charger, res.charger.advance_in or 0.0
+    need = res.dice_rule.needed(g.mm_to_in(res.through.length_mm), adv)
+    chance = format_chance(float(res.dice_rule.chance_at_least(need)))
+    then = "runs it down" if res.on_accidental == "continue" else "halts 1 in from it"
+    who = ", ".join(sorted(res.blockers))
+    return (f"Every legal path to {res.target.id} runs into fleeing {who}: {need} or more on "
+            f"{res.dice_rule.name} ({w['movement']} {adv:g} in, a {chance} chance) takes "
+            f"{c.id} that far, and the charge then {then} "
+            f"({w.get('accidental', w['failed'])}); it cannot succeed whatever the roll "
+            "(chance 0%).")
+
+
 def _failed_steps(res: Resolution, f: FailedMove) -> str:
     """A failed (or escaped target's) move in words: the turn or paid wheel, then forward."""
     t = res.target
+    if f.kind == "path":
+        # tow 1.7: an escaped target's chaser follows the best charge path towards it.
+        how = describe_path(res, f.steps) if f.steps else "cannot move at all"
+        stop = f", stopping 1 in short of {f.stopped_by}" if f.stopped_by else ""
+        return f"along the best charge path, {how}{stop}"
+    if f.kind == "wheels":
+        # whfb8 2.6: round what stopped the straight way, by a path of two wheels.
+        parts = []
+        for step in f.steps:
+            if isinstance(step, g.Wheel):
+                way = "left" if step.angle_deg > 0 else "right"
+                parts.append(f"wheel {abs(step.angle_deg):.1f} degrees to the {way}")
+            elif isinstance(step, g.Forward):
+                parts.append(f"move {_in(step.distance_mm)} forward")
+        end = math.hypot(f.final.x - t.x, f.final.y - t.y)
+        stop = f" (then stopping short of {f.stopped_by})" if f.stopped_by else ""
+        how = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        return (f"find the way towards {poss(t.id)} centre stopped by {f.turn_blocked_by}; "
+                f"of the paths with up to two wheels, the one ending closest to that centre "
+                f"({_in(end)} from it) is to {how}{stop}")
     verb = "wheel" if f.kind == "wheel" else "turn"
     turn = f"{verb} {abs(f.turn_deg):.1f} degrees to face {poss(t.id)} centre"
     if f.kind == "wheel" and abs(f.turn_wanted_deg) < 1e-6:

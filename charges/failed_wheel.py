@@ -23,6 +23,11 @@ from .world import World
 
 #: Bisection halvings for the wheel angle (degrees over at most 90: under 1e-5 degrees).
 HALVINGS = 24
+#: A unit ending this little inside the gap still keeps it (the gap is measured, and a
+#: bisection stops a hair short either way).
+GAP_TOL_MM = 1e-3
+#: A wheel smaller than this (degrees) is not made: the bisection's noise, not a manoeuvre.
+MIN_WHEEL_DEG = 1e-4
 
 
 def _aim_error(form: g.Formation, start: g.Pose, pivot: g.moves.Pivot, angle: float,
@@ -70,10 +75,34 @@ def _clear_fraction(ok: object) -> float:
     return lo
 
 
+def _within_reach(form: g.Formation, start: g.Pose, distance_mm: float, gap_mm: float,
+                  world: World, gap_world: World | None) -> tuple[World, World | None]:
+    """The worlds less what the move can never reach: no point of the unit travels further
+    than the distance times the far rear corner's radius over the outer front corner's (a
+    wheel's W x theta is paid for), so nothing beyond that and the gap can stop it or be
+    approached (the answer is unchanged; the bisections test far fewer shapes)."""
+    travel = distance_mm * max(1.0, math.hypot(form.width, form.depth) / form.width)
+    pad = travel + gap_mm + 1.0
+    x0, y0, x1, y1 = g.boundary(form, start).bounds
+    box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+
+    def far(w: World) -> set[str]:
+        return {o.id for o in w.obstacles if o.bounds[0] > box[2] or o.bounds[2] < box[0] or
+                o.bounds[1] > box[3] or o.bounds[3] < box[1]}
+
+    out = far(world)
+    near_world = world.without(out) if out else world
+    if gap_world is None:
+        return near_world, None
+    out = far(gap_world)
+    return near_world, gap_world.without(out) if out else gap_world
+
+
 def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float],
                       distance_mm: float, world: World, gap_mm: float = 0.0,
                       gap_world: World | None = None) -> FailedMove:
     """The failed charge move of the module doc."""
+    world, gap_world = _within_reach(form, start, distance_mm, gap_mm, world, gap_world)
     pivot, wanted = wanted_wheel(form, start, aim)
     budget = math.degrees(distance_mm / form.width)  # the wheel is paid out of the distance
     angle = math.copysign(min(abs(wanted), budget), wanted) if wanted else 0.0
@@ -110,7 +139,7 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
                                                                    full * f)))
     steps: list[g.Step] = []
     pose = start
-    if abs(angle) > 1e-9:
+    if abs(angle) > MIN_WHEEL_DEG:
         steps.append(g.Wheel(pivot, angle))
         pose = g.wheel(form, start, pivot, angle)
     rest = max(distance_mm - form.width * math.radians(abs(angle)), 0.0)
@@ -129,8 +158,112 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
             moved = max(near - 1e-6, 0.0)
             stopped_by = next((f"{o.describe()} (ending {gap_mm / 25.4:g} in away)"
                                for o in gap_world.obstacles if o.id == near_hit), stopped_by)
+        # A unit left exactly the gap away by the wheel, which the move then slides towards
+        # at a slant, is not met ahead (it already touches the grown obstacle): what the
+        # end keeps decides, the forward part shortened until it keeps the gap (7a).
+        start_poly = g.boundary(form, start)
+        watch = [o for o in gap_world.obstacles
+                 if shapely.distance(o.polygon, start_poly) >= gap_mm - GAP_TOL_MM]
+
+        def ends_clear(d: float) -> bool:
+            poly = g.boundary(form, g.forward(pose, d))
+            return not any(shapely.dwithin(o.polygon, poly, gap_mm - GAP_TOL_MM)
+                           for o in watch)
+
+        if moved > 0 and not ends_clear(moved):
+            full = moved
+            moved = full * _clear_fraction(lambda f: ends_clear(full * f))
+            close = next((o for o in watch if shapely.dwithin(
+                o.polygon, g.boundary(form, g.forward(pose, full)), gap_mm - GAP_TOL_MM)), None)
+            if close is not None:
+                stopped_by = f"{close.describe()} (ending {gap_mm / 25.4:g} in away)"
     if moved > 1e-9:
         steps.append(g.Forward(moved))
         pose = g.forward(pose, moved)
     return FailedMove(steps, pose, wanted, angle, blocked_by, distance_mm, moved, stopped_by,
                       "wheel")
+
+
+#: First wheels tried by the two-wheel failed move (whfb8 2.6 [D]): every 15 degrees each way.
+SECOND_WHEEL_ANGLES = tuple(float(a) for a in range(15, 91, 15))
+#: Where along the first leg's room the second wheel may start.
+SECOND_WHEEL_AT = (0.5, 1.0)
+
+
+def _centre_gap(pose: g.Pose, aim: tuple[float, float]) -> float:
+    return math.hypot(pose.x - aim[0], pose.y - aim[1])
+
+
+def two_wheel_failed_move(form: g.Formation, start: g.Pose, aim: tuple[float, float],
+                          distance_mm: float, world: World, gap_mm: float = 0.0,
+                          gap_world: World | None = None) -> FailedMove:
+    """whfb8 2.6 [D] (and 7a): the failed move "wheeling around impassable terrain and units
+    ... by the shortest route". The one-wheel move of :func:`failed_wheel_move` first; only
+    when something stops it, paths of two wheels, each followed by a forward leg, totalling
+    the distance: a first wheel every 15 degrees either way, a first leg of half or all of
+    the room it has, then the one-wheel move towards the target with what
+    is left. The path whose final centre is closest to the target's centre wins; ties go to
+    fewer wheels, then the smaller total angle. A bounded search: a path is skipped when even
+    moving all that is left straight at the target could not beat the best."""
+    first = failed_wheel_move(form, start, aim, distance_mm, world, gap_mm, gap_world)
+    if first.stopped_by is None and first.turn_blocked_by is None:
+        return first
+    turned = sum(abs(s.angle_deg) for s in first.steps if isinstance(s, g.Wheel))
+    best = (_centre_gap(first.final, aim), 1, turned)
+    choice = first
+    # How far the centre can travel per millimetre of movement paid: 1 along a forward, at
+    # most the centre's radius over the outer corner's in a wheel.
+    reach = max(1.0, math.hypot(form.width / 2, form.depth / 2) / form.width)
+    near_start = {o.id for o in world.obstacles
+                  if shapely.dwithin(o.polygon, g.boundary(form, start), STOP_SHORT_MM)}
+    # What the move must end the gap away from: all of gap_world but what starts nearer.
+    keep = [] if gap_world is None else [
+        o for o in gap_world.obstacles
+        if shapely.distance(o.polygon, g.boundary(form, start)) >= gap_mm - GAP_TOL_MM]
+    for sign in (1.0, -1.0):
+        pivot: g.moves.Pivot = "left" if sign > 0 else "right"
+        for a in SECOND_WHEEL_ANGLES:
+            cost = form.width * math.radians(a)
+            if cost >= distance_mm:
+                break
+            wheel = g.Wheel(pivot, sign * a)
+            area = wheel.swept(form, start)
+            if world.blocked(area) is not None or any(
+                    o.id not in near_start and shapely.dwithin(o.polygon, area, STOP_SHORT_MM)
+                    for o in world.obstacles):
+                break  # a longer wheel sweeps this one's area too
+            pose1 = wheel.apply(form, start)
+            if gap_world is not None and gap_mm > 0 and any(
+                    shapely.dwithin(o.polygon, g.boundary(form, pose1), gap_mm - 1e-6)
+                    for o in gap_world.obstacles):
+                continue
+            room, _ = forward_room(form, pose1, world, distance_mm - cost)
+            if gap_world is not None and gap_mm > 0:
+                near, _, _ = first_contact(form, pose1, gap_world, gap_mm=gap_mm,
+                                           exact_gap=True)
+                room = min(room, max(near - 1e-6, 0.0))
+            for frac in SECOND_WHEEL_AT:
+                leg = room * frac
+                if leg <= 1e-6:
+                    continue
+                pose2 = g.forward(pose1, leg)
+                if gap_world is not None and gap_mm > 0 and any(
+                        shapely.dwithin(o.polygon, g.boundary(form, pose2), gap_mm - GAP_TOL_MM)
+                        for o in keep):
+                    continue  # the first leg slid within the gap of something
+                rest = distance_mm - cost - leg
+                if _centre_gap(pose2, aim) - rest * reach >= best[0] - 1e-9:
+                    continue  # cannot end closer than the best path found
+                then = failed_wheel_move(form, pose2, aim, rest, world, gap_mm, gap_world)
+                wheels = 1 + sum(1 for s in then.steps if isinstance(s, g.Wheel))
+                angle = a + sum(abs(s.angle_deg) for s in then.steps if isinstance(s, g.Wheel))
+                key = (_centre_gap(then.final, aim), wheels, angle)
+                if key < best:
+                    best = key
+                    # ``wheels``: the steps say it all; what the one wheel met is kept.
+                    choice = FailedMove([wheel, g.Forward(leg), *then.steps], then.final,
+                                        first.turn_wanted_deg, sign * a,
+                                        first.stopped_by or first.turn_blocked_by,
+                                        distance_mm, leg + then.moved_mm, then.stopped_by,
+                                        "wheels")
+    return choice

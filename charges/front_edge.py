@@ -42,4 +42,5 @@ def strip_of(unit: g.Unit) -> tuple[Mover, float]:
 def unit_move(move: ChargeMove, unit: g.Unit, ahead: float) -> ChargeMove:
     """The strip's move as the unit's: the same steps from the unit's start; the final pose
     moved back by ``ahead`` along its facing."""
-    return replace(move, start=unit.pose, final=g.forward(move.final, -ahead), candidate=None)
+    return replace(move, start=unit.pose, final=g.forward(move.final, -ahead), candidate=None,
+                   strip=move)

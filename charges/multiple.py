@@ -23,13 +23,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import geometry as g
 
 from .charge_move import ChargeMove
 from .facing_frame import T9A_MOVES, MoveRules
+from .front_edge import strip_of, unit_move
 from .plan import SearchMemo, SearchPlan
 from .refine import polish_move
 from .request import ChargeDecl, Request
@@ -107,6 +108,16 @@ class _Search:
     rules: MoveRules = T9A_MOVES
     reach: dict[ChargeDecl, float] = field(default_factory=dict)
     equalise: bool = False
+    #: Only the front edge is swept (tow 1.4): each charger's front-edge strip is searched and
+    #: its moves made the unit's, whose end footprint must fit (charges/front_edge.py).
+    front_edge: bool = False
+
+    def _as_unit(self, charger: g.Unit, ahead: float, world: World,
+                 moves: list[ChargeMove]) -> list[ChargeMove]:
+        if not self.front_edge:
+            return moves
+        out = [unit_move(m, charger, ahead) for m in moves]
+        return [m for m in out if world.blocked(g.boundary(charger.formation, m.final)) is None]
 
     def moves(self, decl: ChargeDecl, depth: int, last: bool, placed: dict, target: g.Unit,
               touched: frozenset[tuple[int, int]]
@@ -114,28 +125,35 @@ class _Search:
         """The charger's alternatives, best first, and how to push one of them aside (empty
         unless the search offers asides here)."""
         charger = self.units[decl.charger]
+        mover, ahead = strip_of(charger) if self.front_edge else (charger, 0.0)
+        rules = replace(self.rules, end_form=charger.formation) if self.front_edge else \
+            self.rules
         current = _placed_scene(self.scene, self.units, placed, target)
         world = World.for_unit(current, charger, target.id)
         target_world = partial(World.for_unit, current, target,
                                ignore=frozenset({charger.id}))
         facing = self.facings[decl]
-        key = SearchPlan.key_of(charger, target, facing, touched, self.rules)  # type: ignore[arg-type]
+        key = SearchPlan.key_of(mover, target, facing, touched, rules)  # type: ignore[arg-type]
         memo = SearchMemo(plan=self.plans.get(key))
         k = 1 if last else ALTERNATIVES[min(depth, len(ALTERNATIVES) - 1)]
-        moves, _ = search_moves(charger, target, facing, world, target_world,  # type: ignore[arg-type]
+        longest = self.reach.get(decl, math.inf)
+        moves, _ = search_moves(mover, target, facing, world, target_world,  # type: ignore[arg-type]
                                 allow_target_turn=depth == 0, k=k, refine=False,
-                                exclude=touched, memo=memo, rules=self.rules,
-                                max_length=self.reach.get(decl, math.inf))
+                                exclude=touched, memo=memo, rules=rules, max_length=longest)
+        moves = self._as_unit(charger, ahead, world, moves)
         if memo.plan is not None:
             self.plans[key] = memo.plan
         plan = memo.plan
         if depth == 0 and not last and plan is not None:
-            straight = shortest_move(charger, target, world, plan)
-            if straight is not None and all(straight.contact_id != m.contact_id
-                                            for m in moves):
-                moves.append(straight)
+            straight = shortest_move(mover, target, world, plan, longest)  # type: ignore[arg-type]
+            for m in self._as_unit(charger, ahead, world, [straight] if straight else []):
+                if all(m.contact_id != o.contact_id for o in moves):
+                    moves.append(m)
         if self.aside and depth == 0 and not last and plan is not None:
-            return moves, partial(moves_aside, charger, target, world=world, plan=plan)
+            aside = partial(moves_aside, mover, target, world=world, plan=plan)
+            # Pushed aside, a path may grow longer than the roll (tow 1.3): those are out.
+            return moves, lambda m: [a for a in self._as_unit(charger, ahead, world, aside(m))
+                                     if a.length_mm <= longest + 1e-6]
         return moves, lambda _: []
 
     def best(self, order: tuple[ChargeDecl, ...], depth: int = 0,
@@ -200,10 +218,10 @@ class _Search:
 def _best_plan(scene: g.Scene, movers: list[ChargeDecl], facings: dict[ChargeDecl, str],
                units: dict[str, g.Unit], distance: dict[ChargeDecl, float],
                rules: MoveRules = T9A_MOVES, reach: dict[ChargeDecl, float] | None = None,
-               equalise: bool = False) -> Plan | None:
+               equalise: bool = False, front_edge: bool = False) -> Plan | None:
     """The best plan over every order of the movers."""
     search = _Search(scene, facings, units, len(movers) > 1, {}, distance, rules, reach or {},
-                     equalise)
+                     equalise, front_edge)
     best: Plan | None = None
     for order in itertools.permutations(movers):
         plan = search.best(order)
@@ -226,9 +244,18 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
             continue
         others = {o: mv for o, mv in moves.items() if o != d}
         current = _placed_scene(scene, units, others, tgt)
-        world = World.for_unit(current, units[d.charger], target.id)
-        moves[d] = polish_move(units[d.charger], tgt if m.target_final is None else target,
-                               m, world)
+        charger = units[d.charger]
+        world = World.for_unit(current, charger, target.id)
+        into = tgt if m.target_final is None else target
+        if m.strip is None:
+            moves[d] = polish_move(charger, into, m, world)
+            continue
+        # Only the front edge is swept (tow 1.4): its strip is refined, and the unit's move
+        # made from it kept when its end footprint fits.
+        mover, ahead = strip_of(charger)
+        better = unit_move(polish_move(mover, into, m.strip, world), charger, ahead)  # type: ignore[arg-type]
+        if world.blocked(g.boundary(charger.formation, better.final)) is None:
+            moves[d] = better
     return Plan(plan.order, moves)
 
 
@@ -252,7 +279,8 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
              for d, r in results.items()} if rs.range_measure == "paid_path" else {}
     best = _best_plan(scene, movers, facings, units,
                       {d: results[d].declaration.distance.distance_mm for d in group},
-                      MoveRules(rs.group_key), reach, rs.equalise_chargers)
+                      MoveRules(rs.group_key), reach, rs.equalise_chargers,
+                      rs.swept == "front_edge")
     moved_units = dict(units)
     if best is not None:
         best = _polished(scene, best, units, target)
@@ -279,13 +307,16 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
                    "target_models": best.target_models}
         for d in best.order:
             results[d].chargers_in_contact = n
+        for d in group:  # the combined figures belong to every entry of the multiple charge
             results[d].multiple = summary
-    # Those out of range, or left without room, make failed charge moves after the others.
-    after = scene_with(scene, moved_units)
+    # Those out of range, or left without room, make failed charge moves after the others,
+    # one after another: each sees where the others ended (tow 1.6, whfb8 2.6: 1" from them).
     for d in group:
         res = results[d]
         if req.dice is None or res.outcome in ("success", "impossible"):
             continue
         res.move = None
-        _fail(res, after, req.ruleset)
+        _fail(res, scene_with(scene, moved_units), req.ruleset)
+        if res.failed is not None:
+            moved_units[d.charger] = units[d.charger].placed(res.failed.final)
     return [results[d] for d in group]

@@ -72,6 +72,8 @@ def _path_json(res: Resolution) -> list[dict]:
                                    p.ranks if changed else None), res.special.charged))
     elif res.outcome in ("failed", "target_escaped") and res.failed is not None:
         steps = [(s, c.id) for s in res.failed.steps]
+    elif res.outcome in ("halted", "ran_down") and res.accidental is not None:
+        steps = [(s, c.id) for s in res.accidental.steps]
     out = []
     poses: dict[str, g.Pose] = {c.id: c.pose}
     for step, uid in steps:
@@ -170,12 +172,21 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         # Rulesets that count front-rank models per arc (tow 1.1, whfb8 2.1).
         out["front_rank_counts"] = {k: round(v, 2) for k, v in dec.counts.items()}
         out["facing_contested"] = dec.contested
+    if res.move is not None and not res.move.aligned and res.outcome in (None, "success"):
+        # Nobody could align: the move ends at first contact (tow 1.5: the gap is left;
+        # whfb8 2.5: such a charge fails, so its odds are nil).
+        out["aligned"] = False
     if rs.target_aligns_flag:
-        out[rs.target_aligns_flag] = bool(res.flags.get(rs.target_aligns_flag, False))
+        shown = res.outcome is None and res.move is not None and (
+            not res.move.aligned or res.move.target_final is not None)
+        out[rs.target_aligns_flag] = shown or bool(res.flags.get(rs.target_aligns_flag, False))
     if res.outcome == "caught_fleeing":
         # RULES.md 7, tow 1.7, whfb8 2.7: the charger may test to reform.
         out["reform_allowed"] = True
-    if rs.range_measure == "paid_path" and res.move is not None:
+    if rs.range_measure == "paid_path" and res.accidental is not None:
+        out["paid_path_mm"] = round(res.accidental.moved_mm, 3)
+        out["paid_path_in"] = round(g.mm_to_in(res.accidental.moved_mm), 3)
+    elif rs.range_measure == "paid_path" and res.move is not None:
         # tow 1.3: the roll is compared with the paid path (the closing align is free): the
         # path of the move made (or shown, without dice), else the shortest legal one.
         paid = res.move.length_mm if res.outcome in ("success", "caught_fleeing", None) else \
@@ -189,6 +200,19 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         out["flee"] = res.flight.to_json()
         if out.get("target_final") is None and res.outcome != "caught_fleeing":
             out["target_final"] = res.flight.pose.to_json()
+    if res.accidental is not None:
+        # tow 1.5: met by a fleeing enemy, the charge halted or ran it down.
+        out["accidental_contact"] = res.accidental.to_json()
+        if res.outcome == "ran_down":
+            out["charged_unit"] = res.accidental.blocker
+    elif res.through is not None and res.outcome is None:
+        # Without dice: the rolls that reach the target only through a fleeing enemy.
+        need = res.dice_rule.needed(g.mm_to_in(res.through.length_mm),
+                                    res.charger.advance_in or 0.0)
+        out["accidental_contact"] = {
+            "units": sorted(res.blockers), "choice": res.on_accidental,
+            "through_path_mm": round(res.through.length_mm, 3), "needed_in": need,
+            "odds": round(float(res.dice_rule.chance_at_least(need)) - res.odds, 6)}
     if res.multiple is not None:
         # Only on the entries of a multiple charge (RULES.md 8): the figures over all of them.
         out["multiple_charge"] = res.multiple

@@ -28,6 +28,9 @@ class Request:
     facing_roll: dict[str, int] = field(default_factory=dict)
     #: A flee reaction's roll per charged unit (tow 1.7, whfb8 2.7), when it flees.
     flee: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    #: What a charger met by a fleeing enemy does (tow 1.5): ``halt`` or ``continue``, per
+    #: charger id; a charger not named halts.
+    on_accidental_contact: dict[str, str] = field(default_factory=dict)
 
 
 def parse_request(data: Any) -> Request:
@@ -67,7 +70,35 @@ def parse_request(data: Any) -> Request:
     dice = _parse_dice(data.get("dice"), scene, decls, ruleset)
     return Request(ruleset, scene, tuple(decls), dice,
                    _parse_facing_roll(data.get("facing_roll"), decls),
-                   _parse_flee(data.get("flee"), scene, decls, ruleset))
+                   _parse_flee(data.get("flee"), scene, decls, ruleset),
+                   _parse_accidental(data.get("on_accidental_contact"), decls))
+
+
+def _parse_accidental(raw: Any, decls: list[ChargeDecl]) -> dict[str, str]:
+    """``on_accidental_contact``: "halt" or "continue" for every charger, or an object mapping
+    charger ids to one of them (tow 1.5; other rulesets have no such rule and ignore it)."""
+    chargers = [d.charger for d in decls]
+    choices = ("halt", "continue")
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        if raw not in choices:
+            raise RequestError(f"on_accidental_contact: must be 'halt' or 'continue', got "
+                               f"{raw!r}")
+        return {c: raw for c in chargers}
+    if not isinstance(raw, dict):
+        raise RequestError("on_accidental_contact: must be 'halt' or 'continue', or an object "
+                           "mapping charger ids to one of them")
+    out: dict[str, str] = {}
+    for uid, choice in raw.items():
+        if uid not in chargers:
+            raise RequestError(f"on_accidental_contact.{uid}: '{uid}' is not a declared "
+                               "charger")
+        if choice not in choices:
+            raise RequestError(f"on_accidental_contact.{uid}: must be 'halt' or 'continue', "
+                               f"got {choice!r}")
+        out[uid] = choice
+    return out
 
 
 def _parse_flee(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset

@@ -10,11 +10,12 @@ from typing import Any
 
 import geometry as g
 
+from .accidental import Accidental, accidental_move, fleeing_blockers, path_towards
 from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
 from .dice import DiceRule
 from .facing_frame import MoveRules
-from .failed_wheel import failed_wheel_move
+from .failed_wheel import failed_wheel_move, two_wheel_failed_move
 from .fleeing import search_fleeing
 from .front_edge import strip_of, unit_move
 from .moves import FailedMove, failed_charge_move
@@ -67,6 +68,14 @@ class Resolution:
     #: Set when the target had to align to the charger and the ruleset flags it (tow:
     #: ``disordered``, 1.5).
     flags: dict[str, Any] = field(default_factory=dict)
+    #: The best move through fleeing enemies in the way, when it is better than any other
+    #: (tow 1.5, accidental contact), and those enemies.
+    through: ChargeMove | None = None
+    blockers: frozenset[str] = frozenset()
+    #: What the charger does when it meets one: ``halt`` or ``continue`` (the request's
+    #: ``on_accidental_contact``).
+    on_accidental: str = "halt"
+    accidental: Accidental | None = None
 
     @property
     def compared_mm(self) -> float:
@@ -135,7 +144,10 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
                                    memo=memo, rules=rules, max_length=max_length)
     secondary: tuple[str, ...] = ()
     if move is None:
-        engaged = frozenset(u.id for u in scene.units if u.state == "engaged")
+        # Never charged as a second target: an engaged unit, and a fleeing one where meeting
+        # it is accidental contact (tow 1.5).
+        engaged = frozenset(u.id for u in scene.units if u.state == "engaged" or (
+            u.state == "fleeing" and ruleset.accidental_contact))
         move, secondary = search_secondary(mover, target, facing, world, target_world,  # type: ignore[arg-type]
                                            engaged, memo, rules, max_length)
     if move is not None and ahead:
@@ -187,6 +199,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     res.world, res.world_scene = world, scene
     paid = ruleset.range_measure == "paid_path"
     longest = g.in_to_mm(adv + rule.max_total) if paid else math.inf
+    memo: SearchMemo | None = None
     if target.state == "fleeing":
         res.move = _fleeing_move(scene, charger, target, world, ruleset, longest)
     else:
@@ -196,11 +209,15 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         if res.move is None and ruleset.special_charge:
             res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
                                        memo)
+        if ruleset.accidental_contact:
+            _through(scene, res, world, ruleset, longest)
     if paid and res.move is not None:
-        res.shortest_mm = _shortest_paid(scene, res, world, ruleset, longest)
+        res.shortest_mm = _shortest_paid(res, world, ruleset, longest, memo)
         res.needed = rule.needed(g.mm_to_in(res.shortest_mm), adv)
+    elif paid and res.through is not None:
+        res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
     if ruleset.requires_room and res.move is None and res.special is None and \
-            target.state != "fleeing":
+            res.through is None and target.state != "fleeing":
         why = ("no charge move within the longest possible roll of "
                f"{adv + rule.max_total:g} in") if paid else "no legal charge move exists"
         res.declaration = replace(d, declarable=False, reasons=[*d.reasons, why])
@@ -208,12 +225,59 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     return res
 
 
-def _shortest_paid(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
-                   longest: float) -> float:
-    """The shortest legal paid path into the charged facing (tow 1.3: the roll needed)."""
+def _through(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
+             longest: float) -> None:
+    """tow 1.5: the best move were the fleeing enemies not there, kept when it meets one of
+    them and no ordinary move is as short (so some roll halts the charge or runs one down)."""
+    blockers = frozenset(fleeing_blockers(scene, world, res.target.id))
+    if not blockers:
+        return
+    if res.move is not None and ruleset.range_measure != "paid_path":
+        return  # the ordinary move is made whatever the roll
+    through, _, _ = find_move(scene, res.charger, res.target, res.declaration.facing,
+                              world.without(set(blockers)), ruleset, longest)
+    if through is None or (res.move is not None and
+                           through.length_mm >= res.move.length_mm - g.EPS_MM):
+        return
+    if accidental_move(scene, res.charger, through, set(blockers), world, "continue") is None:
+        return  # it does not meet them after all
+    res.through, res.blockers = through, blockers
+
+
+def _accidental(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> bool:
+    """tow 1.5: no ordinary move within the roll, but the move through a fleeing enemy is:
+    the charger halts 1" from it or runs it down (charges/accidental.py)."""
+    if res.through is None or res.world is None or res.range_in is None:
+        return False
+    reach = g.in_to_mm(res.range_in)
+    through = res.through
+    if through.length_mm > reach + g.EPS_MM:
+        through, _, _ = find_move(scene, res.charger, res.target, res.declaration.facing,
+                                  res.world.without(set(res.blockers)), ruleset, reach)
+        if through is None:
+            return False
+    choice = "continue" if res.on_accidental == "continue" else "halt"
+    acc = accidental_move(scene, res.charger, through, set(res.blockers), res.world, choice)
+    if acc is None:
+        return False
+    res.accidental = acc
+    res.outcome = "halted" if choice == "halt" else "ran_down"
+    return True
+
+
+def _shortest_paid(res: Resolution, world: World, ruleset: Ruleset, longest: float,
+                   memo: SearchMemo | None) -> float:
+    """The shortest legal paid path into the charged facing (tow 1.3: the roll needed). No
+    path is shorter than the closest distance (the point that ends in contact travels at
+    least that far, and no point of the front edge travels further than the path pays), so a
+    best move that long is the shortest."""
     assert res.move is not None
+    if res.move.length_mm <= res.declaration.distance.distance_mm + 1e-9:
+        return res.move.length_mm
     mover, rules, _ = _rules(res.charger, ruleset)
-    plan = SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
+    plan = memo.plan_for(mover, res.target, res.move.facing, rules=rules) \
+        if memo is not None and res.move.facing == res.declaration.facing else \
+        SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
     short = shortest_move(mover, res.target, world, plan, longest)  # type: ignore[arg-type]
     if short is None:
         return res.move.length_mm
@@ -251,8 +315,9 @@ def _failed_move(res: Resolution, scene: g.Scene, ruleset: Ruleset, dist: float
         return failed_charge_move(c.formation, c.pose, res.target.pose.centre, dist, world)
     keep = World(world.table, [o for o in world.obstacles if o.kind in (
         "enemy", "target") or not ruleset.gap_from_enemies_only], world.table_eps)
-    return failed_wheel_move(c.formation, c.pose, res.target.pose.centre, dist, world,
-                             ruleset.failed_gap_mm, keep)
+    make = two_wheel_failed_move if ruleset.failed_wheels >= 2 else failed_wheel_move
+    return make(c.formation, c.pose, res.target.pose.centre, dist, world,
+                ruleset.failed_gap_mm, keep)
 
 
 def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
@@ -277,6 +342,8 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
             res.move, res.rejected, res.secondary = find_move(
                 scene, res.charger, res.target, res.declaration.facing, res.world, ruleset,
                 reach)
+    if (res.move is None or not res.in_range) and _accidental(scene, res, ruleset):
+        return
     if not res.in_range or (ruleset.range_measure == "paid_path" and res.move is None):
         if res.target.state == "fleeing" and ruleset.fleeing_miss == "escaped":
             _escaped(res, scene, ruleset)
@@ -315,10 +382,24 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
 
 def _escaped(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
     """tow 1.7: the fleeing target was not reached: it has escaped (not a failed charge) and
-    the charger moves its full charge range towards it, ending 1" from enemies (made as the
-    failed charge's move is, with the whole range as its distance)."""
+    the charger moves its full charge range towards it along the best charge path of 1.4,
+    stopped 1" from enemies (charges/accidental.py, path_towards)."""
     res.outcome = "target_escaped"
-    res.failed = _failed_move(res, scene, ruleset, g.in_to_mm(res.range_in or 0.0))
+    dist = g.in_to_mm(res.range_in or 0.0)
+    world = res.world if res.world is not None and res.world_scene is scene else None
+    along = _fleeing_move(scene, res.charger, res.target, world, ruleset, math.inf) \
+        if world is not None else None
+    if along is None:  # no charge path reaches it at all: straight at it, as a failed move
+        res.failed = _failed_move(res, scene, ruleset, dist)
+        return
+    steps, pose, hit = path_towards(scene, res.charger, along, dist, world,
+                                    ruleset.failed_gap_mm)
+    form = res.charger.formation
+    moved = sum(s.length_mm(form) for s in steps)
+    wheel = sum(s.angle_deg for s in steps if isinstance(s, g.Wheel))
+    stopped = None if hit is None or moved >= dist - 1e-3 else next(
+        (o.describe() for o in world.obstacles if o.id == hit), hit)
+    res.failed = FailedMove(steps, pose, wheel, wheel, None, dist, moved, stopped, "path")
 
 
 def charger_after(res: Resolution) -> tuple[g.Pose, str]:
@@ -335,6 +416,8 @@ def charger_after(res: Resolution) -> tuple[g.Pose, str]:
         return (res.failed.final if res.failed is not None else c.pose), "disrupted"
     if res.outcome == "target_escaped" and res.failed is not None:
         return res.failed.final, c.state  # not a failed charge (tow 1.7)
+    if res.outcome in ("halted", "ran_down") and res.accidental is not None:
+        return res.accidental.final, c.state  # not a failed charge (tow 1.5)
     return c.pose, c.state
 
 
@@ -349,6 +432,9 @@ def apply_outcome(units: dict[str, g.Unit], res: Resolution) -> None:
             units[other] = units[other].placed(units[other].pose, state="engaged")
     elif res.outcome == "caught_fleeing":
         units[t.id] = units[t.id].placed(units[t.id].pose, state="destroyed")
+    elif res.outcome == "ran_down" and res.accidental is not None:
+        b = res.accidental.blocker  # run down (tow 1.5, Continuing Ahead)
+        units[b] = units[b].placed(units[b].pose, state="destroyed")
     elif res.outcome == "special" and res.placement is not None and res.special is not None:
         cid = res.special.charged
         assert cid is not None

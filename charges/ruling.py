@@ -61,6 +61,7 @@ def rule(request: dict) -> dict:
             decl = group[0]
             res = assess(current, units[decl.charger], units[decl.target], req.ruleset, decl,
                          req.facing_roll.get(decl.charger))
+            res.on_accidental = req.on_accidental_contact.get(decl.charger, "halt")
             if req.dice is not None:
                 apply_dice(res, req.dice[decl.charger])
             resolve(current, res, req.ruleset)

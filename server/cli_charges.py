@@ -31,7 +31,8 @@ def parse_dice(items: list[str], option: str = "--dice") -> dict[str, list[int]]
 
 OUTCOME_STYLE = {"success": "bold green", "special": "bold green",
                  "caught_fleeing": "bold green", "failed": "bold red",
-                 "target_escaped": "bold yellow",
+                 "target_escaped": "bold yellow", "halted": "bold yellow",
+                 "ran_down": "bold green",
                  "impossible": "bold red", None: "bold"}
 
 
@@ -74,6 +75,12 @@ def charge(
     facing_roll: Annotated[list[str] | None, typer.Option(
         "--facing-roll", help="A D6 deciding a contested facing (whfb8), e.g. knights=4 "
         "(repeat per charger).")] = None,
+    flee: Annotated[list[str] | None, typer.Option(
+        "--flee", help="The charged unit flees (tow, whfb8) with this roll, e.g. "
+        "spears=2,3.")] = None,
+    on_accidental_contact: Annotated[str | None, typer.Option(
+        "--on-accidental-contact", help="tow: halt (default) or continue when a fleeing "
+        "enemy stands across the only way.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ruling JSON.")] = False,
 ) -> None:
     """Rule on a declared charge in a scene."""
@@ -88,6 +95,10 @@ def charge(
         if bad:
             raise InputError(f"--facing-roll {bad[0]}: one die, e.g. {bad[0]}=4")
         request["facing_roll"] = {k: v[0] for k, v in rolls.items()}
+    if flee:
+        request["flee"] = parse_dice(flee, "--flee")
+    if on_accidental_contact is not None:
+        request["on_accidental_contact"] = on_accidental_contact
     ruling = charges.rule(request)
     if as_json:
         out.print_json(json.dumps(ruling))

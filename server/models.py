@@ -232,6 +232,11 @@ class RulingRequest(BaseModel):
         default=None, description="A charged unit's Flee! reaction with its flee roll (tow, "
         "whfb8): it flees from the charger before the charge is ruled",
         examples=[{"spears": [2, 3]}])
+    on_accidental_contact: Literal["halt", "continue"] | dict[
+        str, Literal["halt", "continue"]] | None = Field(
+        default=None, description="tow: what a charger met by a fleeing enemy across its only "
+        "way does, for every charger or per charger id: halt 1 in from it (the default) or "
+        "continue and run it down", examples=["halt"])
 
 
 class Contact(_Open):
@@ -258,8 +263,9 @@ class ChargeRuling(_Open):
                                                           "rolling")
     range_in: Number | None = None
     outcome: str | None = Field(default=None, description="success, failed, impossible, "
-                                                          "special or caught_fleeing; null "
-                                                          "without dice")
+                                                          "special, caught_fleeing; tow also "
+                                                          "target_escaped, halted, ran_down; "
+                                                          "null without dice")
     margin_mm: Number | None = None
     certain: bool | None = None
     path: list[dict[str, Any]] | None = Field(

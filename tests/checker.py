@@ -31,7 +31,8 @@ POSE_TOL_DEG = 0.001
 #: Rulings round poses to 1e-4 mm and 1e-5 degrees; shares to 4 decimals.
 SHARE_TOL = 2e-3
 EPS = g.EPS_MM
-MOVED = ("success", "caught_fleeing", "special", "failed", "target_escaped")
+MOVED = ("success", "caught_fleeing", "special", "failed", "target_escaped", "halted",
+         "ran_down")
 
 
 @dataclass(frozen=True)
@@ -238,8 +239,10 @@ class _Trial:
         outcome = entry.get("outcome")
         charged = entry.get("charged_unit") or tid
         has_move = bool(entry.get("path")) and outcome in ("success", "caught_fleeing",
-                                                            "special", None)
+                                                            "special", "ran_down", None)
         may_touch = {charged} if has_move else None
+        if outcome == "halted":
+            may_touch = set()  # tow 1.5: it stops 1 in short of the fleeing unit
         # RULES.md 4, unavoidable contact: a listed other enemy may be touched, but once
         # touched the charger stays in touch (each step touching it ends touching it).
         secondary = set(entry.get("secondary_targets") or []) if has_move else set()
@@ -309,6 +312,8 @@ class _Trial:
             self.world[tid] = replace(self.world[tid], state="destroyed")
         elif outcome == "failed":
             self.world[cid] = replace(self.world[cid], state="disrupted")
+        elif outcome == "ran_down" and charged in self.world:
+            self.world[charged] = replace(self.world[charged], state="destroyed")
 
     def check_outcome(self, where: str, e: dict, local: dict[str, _U],
                       before: dict[str, _U]) -> None:
@@ -349,6 +354,32 @@ class _Trial:
                              f"'{t.id}'")
         elif outcome == "special":
             self.check_special(where, e, local, ch)
+        elif outcome in ("halted", "ran_down"):
+            self.check_accidental(where, e, local, before, ch)
+
+    def check_accidental(self, where: str, e: dict, local: dict[str, _U],
+                         before: dict[str, _U], ch: _U) -> None:
+        """tow 1.5: met by a fleeing enemy, the charger halts 1 in from it or runs it down;
+        either way within its roll, and only such a unit."""
+        acc = e.get("accidental_contact") or {}
+        uid = acc.get("unit")
+        if uid not in local or self.group_start[uid].state != "fleeing":
+            self.err(where, f"{e.get('outcome')} against {uid!r}, which was not fleeing")
+            return
+        if e.get("range_in") is not None:
+            reach = float(e["range_in"]) * 25.4
+            paid = sum(abs(sj.get("distance_mm", 0.0)) if sj.get("kind") == "forward" else
+                       ch.form.width * math.radians(abs(sj.get("angle_deg", 0.0)))
+                       if sj.get("kind") == "wheel" else 0.0 for sj in e.get("path") or [])
+            if paid > reach + 0.01:
+                self.err(where, f"moves {paid:.3f} mm, beyond the roll's {reach:.3f} mm")
+        gap = ch.poly.distance(local[uid].poly)
+        if e.get("outcome") == "halted":
+            if gap < 25.4 - 0.01:
+                self.err(where, f"halts {gap:.3f} mm from '{uid}', not 1 in")
+            self.check_gap(where, local, before, ch)
+        elif not g.touching(ch.poly, local[uid].poly):
+            self.err(where, f"runs down '{uid}' but ends {gap:.4f} mm from it")
 
     def check_contact(self, where: str, e: dict, local: dict[str, _U], ch: _U, tg: _U,
                       tg_before: _U) -> None:
@@ -372,7 +403,8 @@ class _Trial:
                      f"{ {k: round(v, 4) for k, v in shares.items()} } give {sorted(sides)}")
         problems = [_front_flush(ch.form, ch.pose, tg.form, tg.pose, s) for s in sorted(sides)]
         # tow 1.5: when neither unit can align the gap is left, the charge disordered.
-        gap_left = bool(e.get("disordered")) and e.get("target_final") is None and \
+        gap_left = (bool(e.get("disordered")) or e.get("aligned") is False) and \
+            e.get("target_final") is None and \
             not any(sj.get("kind") == "align" for sj in e.get("path") or [])
         if all(p is not None for p in problems) and not gap_left:
             self.err(where, "the charger is not flush with the charged facing: "

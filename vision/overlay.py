@@ -375,7 +375,7 @@ _MARK_TEXT = {
     "pivot": "wheel / align pivot",
     "final": "final position",
     "contact": "models in contact",
-    "failed": "failed charge ends",
+    "failed": "failed, halted or escaped charge ends",
     "target_final": "target moved to",
     "destroyed": "destroyed",
 }
@@ -392,11 +392,12 @@ def _legend_items_for(sc: g.Scene, ruling: dict | None) -> _Legend:
                 leg.add("path")
                 if any(s.get("kind") in ("wheel", "align") for s in ch["path"]):
                     leg.add("pivot")
-            if ch.get("final") and ch.get("outcome") != "failed":
+            stopped = ch.get("outcome") in ("failed", "halted", "target_escaped")
+            if ch.get("final") and not stopped:
                 leg.add("final")
             if ch.get("contact"):
                 leg.add("contact")
-            if ch.get("final") and ch.get("outcome") == "failed":
+            if ch.get("final") and stopped:
                 leg.add("failed")
             if ch.get("target_final"):
                 leg.add("target_final")
@@ -598,25 +599,50 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
         if math.dist(trace[-2], trace[-1]) > 1e-6:
             cv.arrow(trace[-2], trace[-1], P.PATH, 2.5)
         leg.add("path")
+        paid = ch.get("paid_path_in")
+        if isinstance(paid, int | float):
+            # tow 1.3: the roll is compared with the path paid for, so the path says it.
+            seg = [math.dist(a, b) for a, b in zip(trace, trace[1:], strict=False)]
+            half, k = sum(seg) / 2, 0
+            while k < len(seg) - 1 and sum(seg[:k + 1]) < half:
+                k += 1
+            mid = ((trace[k][0] + trace[k + 1][0]) / 2, (trace[k][1] + trace[k + 1][1]) / 2)
+            cv.text(mid, f'paid {paid:.2f}"', P.PATH, 0.45,
+                    offset_px=_side_offset(cv, trace[k], trace[k + 1], 40))
 
     # Where the units end.
     final = g.Pose.from_json(ch["final"]) if ch.get("final") else None
     tfinal = g.Pose.from_json(ch["target_final"]) if ch.get("target_final") else None
     tform = forms.get(target.id, _after_formation(target, after))
+    disordered = ch.get("disordered") is True
     if tfinal is not None:
         _draw_unit(cv, target, tform, tfinal, tcol, 0.15, dashed=True, k=2.5)
-        _label_behind(cv, tform, tfinal, f"{target.id} moved here", P.BLACK, 0.4)
+        # tow 1.5: the target aligned to a charger that could not: the charge is disordered.
+        moved = f"{target.id} aligned to the charger: disordered" if disordered else \
+            f"{target.id} moved here"
+        _label_behind(cv, tform, tfinal, moved, P.BLACK, 0.4)
         leg.add("target_final")
+    acc = ch.get("accidental_contact") if isinstance(ch.get("accidental_contact"), dict) \
+        else None
     if final is not None:
-        if outcome == "failed":
+        if outcome in ("failed", "halted", "target_escaped"):
             _draw_unit(cv, charger, cform, final, ccol, 0.12, dashed=True, k=2.5)
-            _label_behind(cv, cform, final, "failed charge ends here", P.BLACK, 0.42)
+            what = {"failed": "failed charge ends here",
+                    "halted": f"halted 1\" from fleeing {(acc or {}).get('unit', '?')}",
+                    "target_escaped": "target escaped: full range moved"}[outcome]
+            _label_behind(cv, cform, final, what, P.BLACK, 0.42)
             leg.add("failed")
         else:
             _draw_unit(cv, charger, cform, final, ccol, 0.3, k=3.5, arrow=False)
             leg.add("final")
+            if disordered and tfinal is None:
+                # tow 1.5: neither could align, the gap is left.
+                _label_behind(cv, cform, final, "gap left: disordered", P.BLACK, 0.42)
+            if outcome == "ran_down" and acc is not None:
+                _label_behind(cv, cform, final, f"ran down fleeing {acc.get('unit', '?')}",
+                              P.BLACK, 0.42)
     contact = ch.get("contact")
-    if contact and final is not None and outcome != "failed":
+    if contact and final is not None and outcome not in ("failed", "halted"):
         _draw_contact(cv, contact, cform, final, tform, tfinal or target.pose)
         leg.add("contact")
     for kind, piv in pivots:
@@ -770,8 +796,14 @@ def _title_lines(sc: g.Scene, ruling: dict | None) -> list[str]:
             odds = ch.get("odds")
             bits.append(f"needs {ch['needed_in']:g}\"" +
                         (f" ({format_chance(odds, 0)})" if isinstance(odds, int | float) else ""))
+        if isinstance(ch.get("paid_path_in"), int | float):
+            bits.append(f"paid path {ch['paid_path_in']:.2f}\"")
         if ch.get("range_in") is not None:
             bits.append(f"rolled {ch['range_in']:g}\"")
+        if ch.get("disordered") is True:
+            bits.append("DISORDERED")
+        if ch.get("secondary_targets"):
+            bits.append("also charges " + ", ".join(ch["secondary_targets"]))
         if ch.get("certain") is False:
             bits.append("TOO CLOSE TO CALL")
         lines.append(" | ".join(bits))

@@ -19,6 +19,7 @@ ruleset it is. The hooks, by RULES-editions.md 6's rows:
 - ``failed_distance_in``, ``failed_turns`` and ``failed_gap_mm`` (failed_distance,
   failed_path);
 - ``fleeing_miss`` and ``fleeing_aligns`` (fleeing_target);
+- ``accidental_contact`` (special_charge's "accidental contact: halt / continue");
 - ``words`` (the rule names explanations cite) and ``roll_word``.
 """
 
@@ -97,6 +98,9 @@ class Ruleset:
     #: The failed charge move turns about the centre (RULES.md 6) or wheels, paying the
     #: wheel from the distance (tow 1.6, whfb8 2.6).
     failed_turns: bool = True
+    #: How many wheels a failed charge that wheels may make to go round what is in its way
+    #: (tow 1.6: one; whfb8 2.6: "may wheel more than once", two in the [D]).
+    failed_wheels: int = 1
     #: How far a failed charge (or an escaped target's chaser) ends from others (mm): from
     #: enemies only (tow 1.6), or from every unit and impassable terrain (whfb8 2.6).
     failed_gap_mm: float = 0.0
@@ -107,6 +111,10 @@ class Ruleset:
     fleeing_aligns: bool = False
     #: A flight that would end within this of an enemy carries on (tow 1.7: 1").
     flee_gap_mm: float = 0.0
+    #: A fleeing enemy across the path halts the charge or is run down, by the request's
+    #: ``on_accidental_contact`` (tow 1.5, charges/accidental.py); without it such a unit is
+    #: an obstacle like any other.
+    accidental_contact: bool = False
     #: Several chargers: among plans with as many models, the one whose chargers' models are
     #: the most equal wins (whfb8 2.8).
     equalise_chargers: bool = False

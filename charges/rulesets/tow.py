@@ -16,7 +16,9 @@ What differs from the base (t9a-1):
 - no blocked path or special charge (1.5);
 - the failed charge moves the Charge roll towards the target, wheeling as it must (the wheel
   paid), ending at least 1" from every enemy (1.6);
-- a fleeing target not reached has escaped: not a failed charge (1.7, Running Down the Foe).
+- a fleeing target not reached has escaped: not a failed charge (1.7, Running Down the Foe);
+- a fleeing enemy across the path halts the charge 1" from it, or is run down (1.5,
+  Accidental Contact During a Charge).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ TOW_WORDS = {
     "movement": "Movement",
     "after_failed": "they cannot move again this turn",
     "turn_target": "Unable to Align: the target aligns to the charger",
+    "accidental": "Accidental Contact During a Charge",
 }
 
 
@@ -98,5 +101,6 @@ TOW = register(OldWorld(
     special_charge=False, requires_room=True,
     column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
     failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, flee_gap_mm=25.4,
+    accidental_contact=True,
     words=TOW_WORDS,
     roll_word="Charge roll"))

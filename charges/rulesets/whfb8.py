@@ -8,7 +8,8 @@ What differs from the base (t9a-1):
   charge (2.5);
 - the charged unit closes the door when the charger cannot (2.5), without a disorder flag;
 - the failed charge moves the highest D6 towards the target, wheeling as it must (the wheel
-  paid), stopping 1" short of units and impassable terrain (2.6, 7a);
+  paid), stopping 1" short of units and impassable terrain, with a second wheel to go round
+  what is in the way (2.6, 7a);
 - a fleeing target not reached: a failed charge (2.7), as the base.
 """
 
@@ -56,6 +57,6 @@ WHFB8 = register(Fantasy8(
     "whfb8", "Warhammer Fantasy Battle 8th edition",
     priorities=("undeclared_enemies", "models_in_contact", "equal_split"),
     unaligned="fail", facing_rule="front_rank_models", special_charge=False, requires_room=True,
-    failed_turns=False, failed_gap_mm=25.4,
+    failed_turns=False, failed_gap_mm=25.4, failed_wheels=2,
     gap_from_enemies_only=False, equalise_chargers=True, flee_gap_mm=25.4,
     words=WHFB8_WORDS))

@@ -395,3 +395,28 @@ def test_real_ruling_of_the_sample_scene():
     for r, f in slots:
         c = g.base_polygon(knights.formation, final, r, f).centroid
         assert near(img, to_px(H, [(c.x, c.y)])[0], palette.CONTACT, tol=45, r=0)
+
+
+def _tow_scenario(name: str) -> tuple[dict, dict]:
+    import charges
+
+    path = Path(__file__).parents[1] / "scenarios" / "tow" / name
+    request = json.loads(path.read_text())["request"]
+    return request["scene"], charges.rule(request)
+
+
+def test_tow_title_gives_the_paid_path_and_the_fallback():
+    """tow 1.3 and 1.5: the overlay says what the roll was compared with, and when the target
+    had to align (disordered) or a fleeing unit halted the charge."""
+    scene, ruling = _tow_scenario("26_unable_to_align_target_aligns_disordered.json")
+    line = overlay._title_lines(g.load_scene(scene), ruling)[1]
+    assert "paid path 0.00\"" in line and line.endswith("DISORDERED")
+    scene, ruling = _tow_scenario("43_roll_too_short_to_go_round_halts.json")
+    line = overlay._title_lines(g.load_scene(scene), ruling)[1]
+    assert line.startswith("a -> t: HALTED") and "paid path 3.23\"" in line
+    plain = overlay.draw_plan(scene, {**ruling, "charges": [
+        {k: v for k, v in ruling["charges"][0].items() if k != "paid_path_in"}]})
+    labelled = overlay.draw_plan(scene, ruling)
+    # The paid length is written beside the path, in the path's colour.
+    assert (np.all(labelled == palette.PATH, axis=-1).sum() >
+            np.all(plain == palette.PATH, axis=-1).sum())
