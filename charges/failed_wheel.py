@@ -233,6 +233,8 @@ def two_wheel_failed_move(form: g.Formation, start: g.Pose, aim: tuple[float, fl
                     for o in world.obstacles):
                 break  # a longer wheel sweeps this one's area too
             pose1 = wheel.apply(form, start)
+            if _centre_gap(pose1, aim) - (distance_mm - cost) * reach >= best[0] - 1e-9:
+                continue  # even all the rest straight at the target could not beat the best
             if gap_world is not None and gap_mm > 0 and any(
                     shapely.dwithin(o.polygon, g.boundary(form, pose1), gap_mm - 1e-6)
                     for o in gap_world.obstacles):
