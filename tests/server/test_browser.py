@@ -15,27 +15,19 @@ from pathlib import Path
 
 import pytest
 
+from .chromium import launch, needs_chromium
 from .conftest import SAMPLES, a_charge, noise_png
-from .live import LiveServer, live_server, start_server
+from .live import LiveServer, live_server
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="browser test needs Debian's chromium at /usr/bin/chromium "
-           "(apt-get install -y chromium; .ci/run installs it)")
+pytestmark = needs_chromium
 
 OUTCOMES = {"success", "failed", "impossible", "special", "caught_fleeing"}
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    d = tmp_path_factory.mktemp("browser")
-    s = start_server(d / "data", d / "server.log")
-    yield s
-    s.stop()
+    with live_server(tmp_path_factory.mktemp("browser")) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +40,20 @@ def playwright():
 
 @pytest.fixture(scope="module")
 def browser(playwright):
-    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+    b = launch(playwright)
     yield b
     b.close()
+
+
+def open_page(browser, server: LiveServer) -> tuple:
+    """The page at desktop size in a new context: (context, page, the page's script errors
+    as they come)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    return context, page, errors
 
 
 def tap_unit(page, unit_id: str) -> None:
@@ -63,11 +66,7 @@ def tap_unit(page, unit_id: str) -> None:
 def test_settle_the_sample_charge_in_the_browser(server: LiveServer, browser, tmp_path: Path):
     markers = json.loads((SAMPLES / "markers.json").read_text())
     charger, target = a_charge({"units": markers["units"]})
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/")
+    context, page, errors = open_page(browser, server)
 
     page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
     page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
@@ -181,9 +180,8 @@ def test_a_photo_over_the_limit_shows_the_servers_413_message(
 def test_webcam_photo_goes_to_detection_and_errors_are_shown(server: LiveServer, playwright):
     """getUserMedia with chromium's fake camera (a test pattern, no table in it): the page takes
     the photo, sends it, and shows the server's message naming the problem."""
-    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                   args=[*ARGS, "--use-fake-device-for-media-stream",
-                                         "--use-fake-ui-for-media-stream"])
+    b = launch(playwright, "--use-fake-device-for-media-stream",
+               "--use-fake-ui-for-media-stream")
     try:
         context = b.new_context(viewport={"width": 800, "height": 900})
         context.grant_permissions(["camera"])
@@ -209,11 +207,7 @@ def test_another_ruleset_asks_for_its_own_dice(server: LiveServer, browser):
     says the roll takes, and the stored review is ruled by it."""
     markers = json.loads((SAMPLES / "markers.json").read_text())
     charger, target = a_charge({"units": markers["units"]})
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/")
+    context, page, errors = open_page(browser, server)
     page.wait_for_function("() => document.querySelector('#ruleset-select option[value=tow]')")
     page.select_option("#ruleset-select", "tow")
     page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))

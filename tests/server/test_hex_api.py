@@ -19,7 +19,7 @@ import pytest
 import charges
 
 from .conftest import SAMPLES
-from .live import LiveServer, start_server
+from .live import LiveServer, live_server
 
 HEX = SAMPLES / "hex"
 EDGEHILL = json.loads((HEX / "edgehill.json").read_text(encoding="utf-8"))
@@ -214,10 +214,8 @@ def test_openapi_describes_the_hex_routes(client):
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    d = tmp_path_factory.mktemp("hex-live")
-    s = start_server(d / "data", d / "server.log")
-    yield s
-    s.stop()
+    with live_server(tmp_path_factory.mktemp("hex-live")) as s:
+        yield s
 
 
 def fetch(url: str, body: dict | None = None) -> tuple[int, dict]:

@@ -18,14 +18,11 @@ import pytest
 
 import charges
 
+from .chromium import launch, needs_chromium
 from .conftest import SAMPLES
-from .live import LiveServer, start_server
-from .test_browser import ARGS, CHROMIUM
+from .live import LiveServer, live_server
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="browser test needs Debian's chromium at /usr/bin/chromium "
-           "(apt-get install -y chromium; .ci/run installs it)")
+pytestmark = needs_chromium
 
 HEX = SAMPLES / "hex"
 EDGEHILL = json.loads((HEX / "edgehill.json").read_text(encoding="utf-8"))
@@ -39,10 +36,8 @@ def engine(kind: str, position: dict, **params) -> dict:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    d = tmp_path_factory.mktemp("hex-browser")
-    s = start_server(d / "data", d / "server.log")
-    yield s
-    s.stop()
+    with live_server(tmp_path_factory.mktemp("hex-browser")) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +45,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        b = launch(p)
         yield b
         b.close()
 
