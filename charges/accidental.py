@@ -165,6 +165,12 @@ def _front_corners(form: g.Formation, pose: g.Pose) -> list[tuple[float, float]]
     return [(cx - rx * w, cy - ry * w), (cx + rx * w, cy + ry * w)]
 
 
+def meets(scene: g.Scene, charger: g.Unit, through: ChargeMove, blockers: set[str]) -> bool:
+    """Whether ``through`` touches one of the ``blockers`` on its way."""
+    polys = {b: scene.unit(b).body.polygon for b in sorted(blockers)}
+    return _cut(charger.formation, charger.pose, through.steps, polys, 0.0)[2] is not None
+
+
 def accidental_move(scene: g.Scene, charger: g.Unit, through: ChargeMove,
                     blockers: set[str], world: World, choice: Choice) -> Accidental | None:
     """What becomes of ``through`` when the fleeing ``blockers`` stand where they do (module

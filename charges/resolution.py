@@ -10,7 +10,7 @@ from typing import Any
 
 import geometry as g
 
-from .accidental import Accidental, accidental_move, fleeing_blockers, path_towards
+from .accidental import Accidental, accidental_move, fleeing_blockers, meets, path_towards
 from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
 from .dice import DiceRule
@@ -239,7 +239,7 @@ def _through(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
     if through is None or (res.move is not None and
                            through.length_mm >= res.move.length_mm - g.EPS_MM):
         return
-    if accidental_move(scene, res.charger, through, set(blockers), world, "continue") is None:
+    if not meets(scene, res.charger, through, set(blockers)):
         return  # it does not meet them after all
     res.through, res.blockers = through, blockers
 
