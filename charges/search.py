@@ -40,6 +40,7 @@ from .charge_move import ChargeMove, Rejected, _describe_block, _finish
 from .exact_check import check_candidate
 from .facing_frame import T9A_MOVES, MoveRules
 from .first_pass import _chunks, first_move, path_prefilter
+from .grid_edges import edge_paths
 from .plan import SearchMemo, SearchPlan
 from .refine import _best_refined, _least_turn
 from .world import CLEAR, World
@@ -178,6 +179,7 @@ class MoveSearch:
         big, groups = plan.big, plan.groups
         self.rejected: list[Rejected] = []
         self.found: list[ChargeMove] = []
+        self.found_gid: list[int] = []  # the group of each move found on the grid
         # What blocks each end position: the first group's now, the others' only if the
         # search goes past the first row of the first group (first_row).
         self.n0 = len(groups[0].offsets) if groups else 0
@@ -268,6 +270,7 @@ class MoveSearch:
         self.found.append(_finish(self.charger, self.target, plan.frame, best, False,
                                   list(self.rejected), self.count,
                                   self.contact_of(int(self.order[p]))))
+        self.found_gid.append(j)
 
     # -- the steps -----------------------------------------------------------------------
 
@@ -403,7 +406,7 @@ class MoveSearch:
         self.first_of = np.full(len(groups) + 1, len(self.order))
         tried_first = self.k == 1 and len(self.order) > 0
         if tried_first and self.first_row():
-            return self.found, self.rejected
+            return self.finish()
         self.ends_by[self.n0:] = self.world.footprints(plan.end_corners[self.n0:],
                                                        ignore_target=True)
         if self.memo is not None:
@@ -415,17 +418,53 @@ class MoveSearch:
         # (Had the first row in order been one set aside, its exact check would have failed:
         # the first row left is the one to check.)
         if self.k == 1 and not tried_first and len(self.order) and self.first_row():
-            return self.found, self.rejected
+            return self.finish()
         if self.first_pass():
-            return self.found, self.rejected
+            return self.finish()
         self.close_until(len(groups))
         self.save_memo()
+        if self.k == 1 and self.edge_rescue(len(groups)):
+            return self.found, self.rejected
         if not self.found and self.allow_target_turn and self.target.state != "engaged" and \
                 self.target_world is not None:
             self.target_turns()
         if not self.found and self.unaligned:
             self.unaligned_contact()
         return self.found, self.rejected
+
+    def finish(self) -> tuple[list[ChargeMove], list[Rejected]]:
+        """The moves found on the grid, unless a better group has a legal path between
+        grid angles (:meth:`edge_rescue`)."""
+        if self.k == 1 and self.found_gid and self.found_gid[0] > 0:
+            self.edge_rescue(self.found_gid[0])
+        return self.found, self.rejected
+
+    def edge_rescue(self, until: int) -> bool:
+        """No grid row of the groups before ``until`` is legal: the paths at the edges of
+        their runs of wheel angles (grid_edges: X5's legal window is narrower than the
+        grid) are tried, best group first, then shortest; the first legal one is the move
+        (k == 1 searches), and the groups before its own stay rejected."""
+        plan, big = self.plan, self.plan.big
+        rows = np.flatnonzero((plan.row_gid < until) & (self.ends_by[plan.at] == CLEAR))
+        table, src = edge_paths(self.form, self.start, plan.frame, big, rows)
+        if not len(table):
+            return False
+        fits = table.length <= self.max_length + 1e-6
+        idx = np.flatnonzero(fits)
+        idx = idx[path_prefilter(table.subset(idx), self.form, self.start, self.tbody,
+                                 self.world)]
+        gid = plan.row_gid[src[idx]]
+        idx = idx[np.lexsort((*table.rank_keys(idx), gid))]
+        for i in idx.tolist():
+            c = table.row(i)
+            if check_candidate(self.form, self.start, c, self.tbody, self.world).ok:
+                j = int(plan.row_gid[src[i]])
+                self.rejected = self.rejected[:j]
+                self.found = [_finish(self.charger, self.target, plan.frame, c, False,
+                                      list(self.rejected), self.count)]
+                self.found_gid = [j]
+                return True
+        return False
 
     def unaligned_contact(self) -> None:
         """Nobody can align (tow 1.5, whfb8 2.5): the best path to first contact, by the
