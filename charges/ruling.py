@@ -81,8 +81,8 @@ def rule(request: dict) -> dict:
 
 
 def _unit_json(u: g.Unit, before: g.Unit) -> dict:
-    out = {"id": u.id, "side": u.side, "x": round(u.x, 4), "y": round(u.y, 4),
-           "facing": round(u.facing, 5), "state": u.state}
+    out = {"id": u.id, "side": u.side, **g.Pose(u.x, u.y, u.facing).to_json(),
+           "state": u.state}
     if (u.files, u.ranks) != (before.files, before.ranks):
         out.update(files=u.files, ranks=u.ranks)
     return out

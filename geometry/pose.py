@@ -74,7 +74,9 @@ class Pose:
         return Pose(x, y, normalize_deg(self.facing + angle_deg))
 
     def to_json(self) -> dict[str, float]:
-        return {"x": round(self.x, 4), "y": round(self.y, 4), "facing": round(self.facing, 5)}
+        # (+ 0.0: a facing of -1e-12 rounds to -0.0, which JSON would print as "-0.0".)
+        return {"x": round(self.x, 4) + 0.0, "y": round(self.y, 4) + 0.0,
+                "facing": round(self.facing, 5) + 0.0}
 
     @classmethod
     def from_json(cls, data: dict) -> Pose:
