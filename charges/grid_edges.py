@@ -9,10 +9,15 @@ first row there, 49 degrees, needs a forward move first that brings the rock int
 
 So when the grid finds no legal path into a group of end positions, the search also tries the
 paths at those ends: for each end offset and family of the group's rows, its rows of least
-and greatest wheel moved to where the path stops existing (a root of d1 or d2 between the row
-and the next grid angle, by bisection: the forward distances are smooth in the angle). They
-are built as one table, pass the vectorised first pass, and the survivors get the exact test,
-best group first, then shortest.
+and greatest wheel moved to where the path stops existing, in closed form. For an end pose
+fixed, the pre-align pose turns with the wheel about the align pivot, so the vector the two
+forward moves must cover is ``v(theta) = P + R(theta - base) W - R(theta) S`` (P, W, S fixed
+vectors) and ``d1 = cross(v, f_theta) / sin(theta)``, ``d2 = cross(f_0, v) / sin(theta)``:
+rotations keep cross products, so each numerator is ``A cos(theta) + B sin(theta) + K`` and
+its zeros are ``atan2(B, A) +- acos(-K / hypot(A, B))``. The zero nearest the grid row, between
+it and the next grid angle, is the edge. The paths are built as one table, pass the
+vectorised first pass, and the survivors get the exact test, best group first, then
+shortest.
 """
 
 from __future__ import annotations
@@ -25,10 +30,9 @@ from .candidates import CandidateTable, _wrap
 from .facing_frame import THETA_GRID_DEG, FacingFrame, _flush_centres
 from .shortest import FLUSH, pivot_t
 
-#: Steps of the root search (regula falsi, Illinois variant) for where a path stops
-#: existing: the forward distances are smooth in the wheel angle, so a few steps leave the
-#: bracket's existing end with a distance far below 1e-6 mm (the path's steps drop it).
-EDGE_STEPS = 14
+#: A zero of a forward distance counts as the edge if the path exists there to within this
+#: (mm; rounding of the closed form).
+EDGE_TOL_MM = 1e-7
 
 
 def _slots(frame: FacingFrame, table: CandidateTable, rows: np.ndarray) -> np.ndarray:
@@ -74,9 +78,12 @@ def edge_paths(form: g.Formation, start: g.Pose, frame: FacingFrame, table: Cand
     f = _Distances(form, start, frame, sl[lost], ss[lost], np.sign(inside[lost]))
     src, sl, ss = src[lost], sl[lost], ss[lost]
     theta = _edge(f, inside[lost], outside[lost])
-    d1, d2, _ = f.both(theta)
-    return _paths(form, start, frame, sl, ss, theta, np.maximum(d1, 0.0),
-                  np.maximum(d2, 0.0)), src
+    d1, d2, exists = f.both(theta)
+    with np.errstate(invalid="ignore"):
+        there = exists & (d1 >= -EDGE_TOL_MM) & (d2 >= -EDGE_TOL_MM)
+    src, sl, ss, theta = src[there], sl[there], ss[there], theta[there]
+    return _paths(form, start, frame, sl, ss, theta, np.maximum(d1[there], 0.0),
+                  np.maximum(d2[there], 0.0)), src
 
 
 class _Distances:
@@ -118,34 +125,45 @@ class _Distances:
         with np.errstate(divide="ignore", invalid="ignore"):
             return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, exists
 
-    def __call__(self, theta: np.ndarray) -> np.ndarray:
-        """min(d1, d2) where the path exists (>= 0 when it does), -inf where it cannot."""
-        d1, d2, exists = self.both(theta)
-        with np.errstate(invalid="ignore"):
-            return np.where(exists & np.isfinite(d1) & np.isfinite(d2), np.minimum(d1, d2),
-                            -np.inf)
+
+def _cross(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:
+    return ax * by - ay * bx
+
+
+def _zeros(a: np.ndarray, b: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two zeros (degrees, nan when none) of a cos(theta) + b sin(theta) + k."""
+    r = np.hypot(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = -k / r
+    phi = np.arctan2(b, a)
+    half = np.arccos(np.where(np.abs(c) <= 1.0, c, np.nan))
+    return np.degrees(phi + half), np.degrees(phi - half)
 
 
 def _edge(f: _Distances, inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
-    """Between ``inside`` (the path exists) and ``outside`` (a forward distance is negative),
-    the existing end of a bracket shrunk onto where min(d1, d2) reaches 0 (regula falsi,
-    Illinois: the end kept twice running has its value halved, so both ends close in)."""
-    a, b = inside.copy(), outside.copy()
-    fa, fb = f(a), f(b)
-    last = np.zeros(len(a))  # +1: ``a`` moved at the last step, -1: ``b`` did
-    for _ in range(EDGE_STEPS):
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            secant = np.isfinite(fa) & np.isfinite(fb) & (fa - fb > 1e-300)
-            m = np.where(secant, b - fb * (b - a) / (fb - fa), (a + b) / 2)
-            m = np.where((m - a) * (m - b) < 0, m, (a + b) / 2)
-        fm = f(m)
-        good = fm >= 0.0
-        fb = np.where(good & (last == 1), fb / 2, fb)
-        fa = np.where(~good & (last == -1), fa / 2, fa)
-        a, fa = np.where(good, m, a), np.where(good, fm, fa)
-        b, fb = np.where(good, b, m), np.where(good, fb, fm)
-        last = np.where(good, 1.0, -1.0)
-    return a
+    """The wheel angle between ``inside`` (the path exists) and ``outside`` (a forward
+    distance is negative) where the path stops existing: the zero of d1 or d2 nearest
+    ``inside`` (module doc); nan where the closed form finds none."""
+    fx, fy = f.f0
+    b = np.radians(f.base)
+    wx = np.cos(b) * f.dx + np.sin(b) * f.dy  # W' = R(-base) W
+    wy = -np.sin(b) * f.dx + np.cos(b) * f.dy
+    px, py = f.px - f.cx, f.py - f.cy  # P: the align pivot from the wheel's pivot corner
+    sx, sy = f.ddx, f.ddy  # S: the start centre from the wheel's pivot corner
+    # d1's numerator cross(v, f_theta) and d2's cross(f_0, v), as a cos + b sin + k.
+    d1 = (_cross(px, py, fx, fy), _cross(px, py, -fy, fx),
+          _cross(wx, wy, fx, fy) - _cross(sx, sy, fx, fy))
+    d2 = (_cross(fx, fy, wx, wy) - _cross(fx, fy, sx, sy),
+          _cross(fx, fy, -wy, wx) - _cross(fx, fy, -sy, sx), _cross(fx, fy, px, py))
+    lo, hi = np.minimum(inside, outside), np.maximum(inside, outside)
+    best = np.full(len(inside), np.nan)
+    for z in (*_zeros(*d1), *_zeros(*d2)):
+        z = z + 360.0 * np.round((inside - z) / 360.0)  # the turn nearest the grid row
+        with np.errstate(invalid="ignore"):
+            near = (z >= lo - 1e-9) & (z <= hi + 1e-9) & \
+                ~(np.abs(z - inside) >= np.abs(best - inside))
+        best = np.where(near, np.clip(z, lo, hi), best)
+    return best
 
 
 def _paths(form: g.Formation, start: g.Pose, frame: FacingFrame, slots: np.ndarray,
