@@ -87,9 +87,10 @@ def edge_paths(form: g.Formation, start: g.Pose, frame: FacingFrame, table: Cand
 
 
 class _Distances:
-    """min(d1, d2) of paths with a fixed end offset and family, as a function of the wheel
-    angle alone: what does not depend on the angle (the final centre, the align pivot, the
-    wheel's pivot corner) is computed once; the rest is candidates._path_distances."""
+    """The forward distances of paths with a fixed end offset and family, as functions of
+    the wheel angle alone: what does not depend on the angle (the final centre, the align
+    pivot, the wheel's pivot corner, on the side the wheel turns to) is computed once; the
+    rest is candidates._path_distances, and :func:`_edge` solves for their zeros."""
 
     def __init__(self, form: g.Formation, start: g.Pose, frame: FacingFrame,
                  slots: np.ndarray, s: np.ndarray, theta_sign: np.ndarray) -> None:
