@@ -271,12 +271,25 @@ def refine_found(gray: np.ndarray, markers: MarkerSet, found: Found) -> Found:
     cell = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1) / (
         markers.aruco_dictionary.markerSize + 2)
     refined = quads.copy()
-    for lo, hi, kw in ((0.0, MID_EDGE_MIN_CELL_PX, {}),
-                       (MID_EDGE_MIN_CELL_PX, WIDE_EDGE_MIN_CELL_PX,
-                        dict(search_px=MID_SEARCH_PX, window_px=MID_EDGE_WINDOW_PX)),
-                       (WIDE_EDGE_MIN_CELL_PX, np.inf,
-                        dict(search_px=SEARCH_PX, window_px=EDGE_WINDOW_PX))):
+    fitted = np.zeros(len(quads), bool)
+    classes = ((0.0, MID_EDGE_MIN_CELL_PX, {}),
+               (MID_EDGE_MIN_CELL_PX, WIDE_EDGE_MIN_CELL_PX,
+                dict(search_px=MID_SEARCH_PX, window_px=MID_EDGE_WINDOW_PX)),
+               (WIDE_EDGE_MIN_CELL_PX, np.inf,
+                dict(search_px=SEARCH_PX, window_px=EDGE_WINDOW_PX)))
+    for lo, hi, kw in classes:
         pick = (cell >= lo) & (cell < hi)
         if pick.any():
-            refined[pick], _ = refine_quads(gray, quads[pick], **kw)
+            refined[pick], fitted[pick] = refine_quads(gray, quads[pick], **kw)
+    if not fitted.all():
+        # A quad whose corners are further off than the edge search reaches (a quad read
+        # again by read_missing keeps ArUco's unrefined contour corners, 2-4 px off on a
+        # small blurred marker) is first put on its edges with the wide search of the
+        # half-size markers, then fitted as the others.
+        miss = np.flatnonzero(~fitted)
+        coarse, ok = refine_quads(gray, quads[miss], search_px=COARSE_SEARCH_PX)
+        for lo, hi, kw in classes:
+            pick = ok & (cell[miss] >= lo) & (cell[miss] < hi)
+            if pick.any():
+                refined[miss[pick]], _ = refine_quads(gray, coarse[pick], **kw)
     return [(int(i), q) for (i, _), q in zip(found, refined, strict=True)]
