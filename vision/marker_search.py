@@ -81,14 +81,20 @@ def _detect(gray: np.ndarray, markers: MarkerSet, window: int,
 
 
 def _add(found: Found, corners: Any, ids: Any) -> None:
-    """Add a pass's markers not already found (by id and place)."""
+    """Add a pass's markers not already found (by id and place): more than 3 px from the
+    centre of every marker found before the pass (one array operation for the pass: a loop over
+    markers and found markers cost ~2 ms per 1080p photo)."""
     if ids is None:
         return
-    centres = np.array([c.reshape(4, 2).mean(axis=0) for _, c in found]).reshape(-1, 2)
-    for i, c in zip(ids.ravel().tolist(), corners, strict=True):
-        m = c.reshape(4, 2).mean(axis=0)
-        if not len(centres) or np.min(np.linalg.norm(centres - m, axis=1)) > 3:
-            found.append((int(i), np.asarray(c, np.float64).reshape(4, 2)))
+    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    keep = np.ones(len(quads), bool)
+    if found:
+        centres = np.array([c for _, c in found], np.float64).reshape(-1, 4, 2).mean(axis=1)
+        gap = np.linalg.norm(quads.mean(axis=1)[:, None] - centres[None], axis=2)
+        keep = gap.min(axis=1) > 3
+    for i, q, k in zip(ids.ravel().tolist(), quads, keep, strict=True):
+        if k:
+            found.append((int(i), q))
 
 
 def _half_size(gray: np.ndarray, markers: MarkerSet, expected: set[int],
@@ -191,14 +197,20 @@ def read_missing(gray: np.ndarray, quads: list[np.ndarray], markers: MarkerSet,
 
 def _two_means(v: np.ndarray) -> float | None:
     """The midpoint between the dark and the light cluster of cell means (None when the quad
-    has no contrast)."""
-    t = float(v.mean())
+    has no contrast). The values are sorted once, and each split's two means read from their
+    running sum (ten numpy means per iteration cost ~1 ms per 1080p photo)."""
+    v = np.sort(np.asarray(v, np.float64).ravel())
+    n = len(v)
+    run = np.cumsum(v)
+    t = run[-1] / n
+    dark = light = t
     for _ in range(10):
-        a, b = v[v <= t], v[v > t]
-        if not len(a) or not len(b):
+        k = int(np.searchsorted(v, t, side="right"))  # how many are <= t
+        if k == 0 or k == n:
             return None
-        t = (a.mean() + b.mean()) / 2
-    return t if b.mean() - a.mean() > 30 else None
+        dark, light = run[k - 1] / k, (run[-1] - run[k - 1]) / (n - k)
+        t = (dark + light) / 2
+    return float(t) if light - dark > 30 else None
 
 
 def find_markers(gray: np.ndarray, markers: MarkerSet) -> Found:
@@ -238,19 +250,22 @@ def _candidates(rejected: list[np.ndarray], found: Found) -> list[np.ndarray]:
     """The unread quads of every pass worth reading again: roughly square (sides within 2.5x
     of one another), not on a marker already found, each once (the same quad comes back from
     pass after pass, corners within 2 px)."""
-    found_c = [(q.mean(axis=0), np.linalg.norm(q[0] - q[2])) for _, q in found]
-    out: list[np.ndarray] = []
-    for q in rejected:
-        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-        if sides.min() < 6 or sides.max() > 2.5 * sides.min():
-            continue
-        c = q.mean(axis=0)
-        if any(np.linalg.norm(c - fc) < r for fc, r in found_c):
-            continue
-        if any(np.abs(o - q).max() < 2 for o in out):
-            continue
-        out.append(q)
-    return out
+    if not rejected:
+        return []
+    quads = np.asarray(rejected, np.float64).reshape(-1, 4, 2)
+    sides = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2)
+    ok = (sides.min(axis=1) >= 6) & (sides.max(axis=1) <= 2.5 * sides.min(axis=1))
+    if found:
+        fq = np.array([q for _, q in found], np.float64).reshape(-1, 4, 2)
+        gap = np.linalg.norm(quads.mean(axis=1)[:, None] - fq.mean(axis=1)[None], axis=2)
+        ok &= ~(gap < np.linalg.norm(fq[:, 0] - fq[:, 2], axis=1)[None]).any(axis=1)
+    picked = quads[ok]
+    same = np.abs(picked[:, None] - picked[None]).max(axis=(2, 3)) < 2
+    kept: list[int] = []
+    for k in range(len(picked)):
+        if not same[k, kept].any():
+            kept.append(k)
+    return [picked[k] for k in kept]
 
 
 def _add_read(found: Found, read: Found) -> None:
