@@ -299,15 +299,17 @@ def refine_found(gray: np.ndarray, markers: MarkerSet, found: Found) -> Found:
     a blurred edge cut by the narrow window is pulled towards its steepest sample, whose place
     depends on the pixel grid. On table markers that moved every tray ~0.1 mm; on tray markers
     under a 1-2.5 px motion blur (the club appearance) it doubled the 4K position and facing
-    errors (p95 0.21 -> 0.13 mm, 0.28 -> 0.14 deg). Every marker is fitted twice, all in one
-    batch each time: a quick fit (:data:`FIRST_SAMPLES`) puts the detector's corners on the
-    edges, and the last one, from those corners, samples the sides closer to the corners
-    (:data:`FINAL_ENDS`) on every marker but a large table marker (cells of
-    :data:`WIDE_EDGE_MIN_CELL_PX` or more, sampled as far as :data:`FIRST_ENDS`): its long
-    sides need no more profiles, and its corners pin the table plane and, with the trays'
-    sizes, the lens's radial term, which a barrel lens's bend of the sides moves with where
-    they are sampled (an uncorrected k1 = -0.08 at 1080p, four table markers: the term read at
-    -0.0837 instead of -0.0833, the true one -0.08, positions p95 0.45 -> 0.52 mm)."""
+    errors (p95 0.21 -> 0.13 mm, 0.28 -> 0.14 deg). A small marker (cells under
+    :data:`WIDE_EDGE_MIN_CELL_PX`) is fitted twice: a quick fit (:data:`FIRST_SAMPLES`) puts
+    the detector's corners on its edges, and the last one samples the sides from there to
+    closer to the corners (:data:`FINAL_ENDS`); a large one has the room to be fitted so from
+    the detector's corners at once (as accurate, ~1 ms less per 1080p photo). A large table
+    marker's sides are sampled only as far as :data:`FIRST_ENDS`: its long sides need no more
+    profiles, and its corners pin the table plane and, with the trays' sizes, the lens's radial
+    term, which a barrel lens's bend of the sides moves with where they are sampled (an
+    uncorrected k1 = -0.08 at 1080p, four table markers: the term read at -0.0837 instead of
+    -0.0833, the true one -0.08, positions p95 0.45 -> 0.52 mm). Each fit takes every marker
+    in one batch, each with its own search and window."""
     quads = np.array([c.reshape(4, 2) for _, c in found], np.float64)
     cell = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1) / (
         markers.aruco_dictionary.markerSize + 2)
@@ -315,8 +317,12 @@ def refine_found(gray: np.ndarray, markers: MarkerSet, found: Found) -> Found:
     search = np.where(wide, SEARCH_PX, np.where(mid, MID_SEARCH_PX, NARROW_SEARCH_PX))
     window = np.where(wide, EDGE_WINDOW_PX, np.where(mid, MID_EDGE_WINDOW_PX,
                                                      NARROW_EDGE_WINDOW_PX))
-    refined, fitted = refine_quads(gray, quads, search, window_px=window,
-                                   samples=FIRST_SAMPLES, recentre=0)
+    refined, fitted = quads.copy(), wide.copy()
+    small = np.flatnonzero(~wide)
+    if len(small):
+        refined[small], fitted[small] = refine_quads(gray, quads[small], search[small],
+                                                     window_px=window[small],
+                                                     samples=FIRST_SAMPLES, recentre=0)
     if not fitted.all():
         # A quad whose corners are further off than the edge search reaches (a quad read
         # again by read_missing keeps ArUco's unrefined contour corners, 2-4 px off on a
@@ -331,5 +337,12 @@ def refine_found(gray: np.ndarray, markers: MarkerSet, found: Found) -> Found:
                                                      samples=FIRST_SAMPLES, recentre=0)
     table = np.array([i in markers.table_by_id for i, _ in found])
     ends = np.where(table & wide, FIRST_ENDS, FINAL_ENDS)
-    final, _ = refine_quads(gray, refined, search, window_px=window, ends=ends)
+    final, done = refine_quads(gray, refined, search, window_px=window, ends=ends)
+    redo = np.flatnonzero(~done & wide)  # large and off by more than the search: as above
+    if len(redo):
+        coarse, ok = refine_quads(gray, quads[redo], search_px=COARSE_SEARCH_PX)
+        sel = redo[ok]
+        if len(sel):
+            final[sel], _ = refine_quads(gray, coarse[ok], search[sel], window_px=window[sel],
+                                         ends=ends[sel])
     return [(int(i), q) for (i, _), q in zip(found, final, strict=True)]
