@@ -37,11 +37,13 @@ def test_degraded_1080p_photo_meets_the_accuracy_bar(table_40mm):
 
 def test_the_outline_can_only_help(table_4k_25mm, club_4k_25mm):
     """Fuse, don't override (issue 13): with 25 mm markers at 4K the tray outline sharpens the
-    facing where it is a clean edge (dark-rimmed trays: p90 0.046 deg fused against 0.057 from
-    the marker alone), and where it is not (no rim, shadows, bases just inside the edge) the
-    consistency test keeps it from making the pose worse."""
+    facing where it is a clean edge (dark-rimmed trays: p90 0.037 deg fused against 0.039 from
+    the marker alone; 0.046 against 0.057 before the marker's edges were fitted closer to its
+    corners: the better the marker, the less the outline adds), and where it is not (no rim,
+    shadows, bases just inside the edge) the consistency test keeps it from making the pose
+    worse."""
     # (photo, bound on fused / marker-only for position p90, for facing p90)
-    for shot, gains in ((table_4k_25mm, (1.02, 0.9)), (club_4k_25mm, (1.02, 1.02))):
+    for shot, gains in ((table_4k_25mm, (1.02, 0.97)), (club_4k_25mm, (1.02, 1.02))):
         fused = errors(detect(shot.image, shot.markers), shot.scene)
         alone = errors(detect(shot.image, shot.markers, refine=False), shot.scene)
         for k, gain in enumerate(gains):

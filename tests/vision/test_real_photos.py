@@ -52,10 +52,11 @@ def test_every_marker_and_unit_of_the_real_photos_is_found(detected):
 def test_real_photo_poses_match_the_printed_layout(detected):
     """Four table markers: the markers alone decide (a unit is its marker), and the poses
     land within the print's own accuracy (one plane through all markers leaves their centres
-    0.16-0.25 mm RMS off the layout). Measured: position p95 0.50-0.89 mm, facing p95 0.18-0.53
-    deg over the five four-marker cases; pooled position p95 0.77 mm, facing p95 0.45 deg (the
-    facing read from each marker's whole border; from its four corners alone it was 0.52, and
-    a plain cv2 homography through the table markers' corners gives 1.22 mm and 1.34 deg)."""
+    0.16-0.25 mm RMS off the layout). Measured: position p95 0.49-0.94 mm, facing p95 0.17-0.67
+    deg over the five four-marker cases; pooled position p95 0.79 mm (max 1.16), facing p95
+    0.46 deg (the facing read from each marker's whole border; from its four corners alone it
+    was 0.52, and a plain cv2 homography through the table markers' corners gives 1.22 mm and
+    1.34 deg)."""
     pooled = []
     for (name, ids), (scene, truth) in detected.items():
         if len(ids) != 4:
