@@ -210,10 +210,10 @@ def _fold(op: np.ufunc, x: np.ndarray, axis: int) -> np.ndarray:
     """``op.reduce(x, axis)`` for a short ``axis`` (a shape's corners or axes), the same
     values: one elementwise ``op`` per entry instead of a reduction, whose inner loop numpy
     runs once per handful of numbers (most of the cost of the vectorised tests)."""
-    x = np.moveaxis(x, axis, 0)
-    out = x[0]
-    for part in x[1:]:
-        out = op(out, part)
+    lead = (slice(None),) * (axis % x.ndim)  # the entries along ``axis`` as views
+    out = x[(*lead, 0)]
+    for i in range(1, x.shape[axis]):
+        out = op(out, x[(*lead, i)])
     return out
 
 
