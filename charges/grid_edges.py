@@ -28,19 +28,11 @@ import geometry as g
 
 from .candidates import CandidateTable, _wrap
 from .facing_frame import THETA_GRID_DEG, FacingFrame, _flush_centres
-from .shortest import FLUSH, pivot_t
+from .shortest import FLUSH, _raw, pivot_t, slots_of
 
 #: A zero of a forward distance counts as the edge if the path exists there to within this
 #: (mm; rounding of the closed form).
 EDGE_TOL_MM = 1e-7
-
-
-def _slots(frame: FacingFrame, table: CandidateTable, rows: np.ndarray) -> np.ndarray:
-    """The family slot of each row (shortest.py numbering: a target-corner align pivots at
-    the facing's low or high end)."""
-    fam = table.family[rows]
-    t = (table.px[rows] - frame.o[0]) * frame.r[0] + (table.py[rows] - frame.o[1]) * frame.r[1]
-    return np.where(fam == 3, np.where(np.abs(t - frame.length) < np.abs(t), 4, 3), fam)
 
 
 def edge_paths(form: g.Formation, start: g.Pose, frame: FacingFrame, table: CandidateTable,
@@ -50,7 +42,7 @@ def edge_paths(form: g.Formation, start: g.Pose, frame: FacingFrame, table: Cand
     empty = (CandidateTable.concat([]), np.zeros(0, dtype=int))
     if not len(rows):
         return empty
-    slots = _slots(frame, table, rows)
+    slots = slots_of(frame, table.family[rows], table.px[rows], table.py[rows])
     keep = slots != FLUSH  # a flush arrival has one wheel: nothing between grid angles
     rows, slots = rows[keep], slots[keep]
     if not len(rows):
@@ -67,64 +59,21 @@ def edge_paths(form: g.Formation, start: g.Pose, frame: FacingFrame, table: Cand
     ends, side = ends[np.abs(th[ends]) > 1e-9], side[np.abs(th[ends]) > 1e-9]
     src, sl, ss, inside = rows[ends], slots[ends], s[ends], th[ends]
     outside = inside + side * THETA_GRID_DEG
-    f = _Distances(form, start, frame, sl, ss, np.sign(inside))
-    d1, d2, exists = f.both(outside)
+    d1, d2, exists = _raw(form, start, frame, sl, ss, outside)
     # Only where the next grid angle has no path because a forward distance is negative
     # (not because the wheel would pass 90 degrees or the align change sides).
     with np.errstate(invalid="ignore"):
         lost = exists & ((d1 < -1e-6) | (d2 < -1e-6))
     if not lost.any():
         return empty
-    f = _Distances(form, start, frame, sl[lost], ss[lost], np.sign(inside[lost]))
     src, sl, ss = src[lost], sl[lost], ss[lost]
-    theta = _edge(f, inside[lost], outside[lost])
-    d1, d2, exists = f.both(theta)
+    theta = _edge(form, start, frame, sl, ss, inside[lost], outside[lost])
+    d1, d2, exists = _raw(form, start, frame, sl, ss, theta)
     with np.errstate(invalid="ignore"):
         there = exists & (d1 >= -EDGE_TOL_MM) & (d2 >= -EDGE_TOL_MM)
     src, sl, ss, theta = src[there], sl[there], ss[there], theta[there]
     return _paths(form, start, frame, sl, ss, theta, np.maximum(d1[there], 0.0),
                   np.maximum(d2[there], 0.0)), src
-
-
-class _Distances:
-    """The forward distances of paths with a fixed end offset and family, as functions of
-    the wheel angle alone: what does not depend on the angle (the final centre, the align
-    pivot, the wheel's pivot corner, on the side the wheel turns to) is computed once; the
-    rest is candidates._path_distances, and :func:`_edge` solves for their zeros."""
-
-    def __init__(self, form: g.Formation, start: g.Pose, frame: FacingFrame,
-                 slots: np.ndarray, s: np.ndarray, theta_sign: np.ndarray) -> None:
-        self.start = start
-        self.base = g.normalize_deg(frame.facing_deg - start.facing)
-        self.sign = np.where(slots % 2 == 1, 1.0, -1.0)  # the align's (shortest._raw)
-        t = pivot_t(slots, s, form.width, frame.length)
-        self.px, self.py = frame.o[0] + t * frame.r[0], frame.o[1] + t * frame.r[1]
-        fx, fy = _flush_centres(frame, form, s)
-        self.dx, self.dy = fx - self.px, fy - self.py
-        c0 = g.corners(form, start)
-        fl, fr = c0["front_left"], c0["front_right"]
-        self.cx = np.where(theta_sign > 0, fl[0], fr[0])
-        self.cy = np.where(theta_sign > 0, fl[1], fr[1])
-        self.ddx, self.ddy = start.x - self.cx, start.y - self.cy
-        self.f0 = start.forward
-
-    def both(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """d1, d2 and whether the path exists at wheel ``theta``."""
-        al = _wrap(self.base - theta)
-        ar, thr = np.radians(-al), np.radians(theta)
-        cs, sn, ct, st = np.cos(ar), np.sin(ar), np.cos(thr), np.sin(thr)
-        a = np.radians(self.start.facing) + thr
-        ftx, fty = np.cos(a), np.sin(a)
-        qx = self.px + cs * self.dx - sn * self.dy
-        qy = self.py + sn * self.dx + cs * self.dy
-        vx = qx - (self.cx + ct * self.ddx - st * self.ddy)
-        vy = qy - (self.cy + st * self.ddx + ct * self.ddy)
-        f0x, f0y = self.f0
-        det = f0x * fty - f0y * ftx
-        exists = (np.abs(det) > 1e-9) & (np.abs(theta) <= 90 + 1e-9) & \
-            (al * self.sign > 1e-6) & (np.abs(al) < 180 - 1e-6)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (vx * fty - vy * ftx) / det, (f0x * vy - f0y * vx) / det, exists
 
 
 def _cross(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:
@@ -141,16 +90,24 @@ def _zeros(a: np.ndarray, b: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.
     return np.degrees(phi + half), np.degrees(phi - half)
 
 
-def _edge(f: _Distances, inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
+def _edge(form: g.Formation, start: g.Pose, frame: FacingFrame, slots: np.ndarray,
+          s: np.ndarray, inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
     """The wheel angle between ``inside`` (the path exists) and ``outside`` (a forward
-    distance is negative) where the path stops existing: the zero of d1 or d2 nearest
-    ``inside`` (module doc); nan where the closed form finds none."""
-    fx, fy = f.f0
-    b = np.radians(f.base)
-    wx = np.cos(b) * f.dx + np.sin(b) * f.dy  # W' = R(-base) W
-    wy = -np.sin(b) * f.dx + np.cos(b) * f.dy
-    px, py = f.px - f.cx, f.py - f.cy  # P: the align pivot from the wheel's pivot corner
-    sx, sy = f.ddx, f.ddy  # S: the start centre from the wheel's pivot corner
+    distance is negative) where the path of family ``slots`` ending at offset ``s`` stops
+    existing: the zero of d1 or d2 nearest ``inside`` (module doc); nan where the closed
+    form finds none. The vectors are those of candidates._path_distances: the align pivot
+    and the final centre, and the wheel's pivot corner on the side it turns to."""
+    fx, fy = start.forward
+    t = pivot_t(slots, s, form.width, frame.length)
+    ax, ay = frame.o[0] + t * frame.r[0], frame.o[1] + t * frame.r[1]  # the align pivot
+    ex, ey = _flush_centres(frame, form, s)  # the final centre
+    c0 = g.corners(form, start)
+    corner = np.where((inside > 0)[:, None], c0["front_left"], c0["front_right"])
+    b = np.radians(g.normalize_deg(frame.facing_deg - start.facing))
+    wx = np.cos(b) * (ex - ax) + np.sin(b) * (ey - ay)  # W' = R(-base) W
+    wy = -np.sin(b) * (ex - ax) + np.cos(b) * (ey - ay)
+    px, py = ax - corner[:, 0], ay - corner[:, 1]  # P: the align pivot from the corner
+    sx, sy = start.x - corner[:, 0], start.y - corner[:, 1]  # S: the start from the corner
     # d1's numerator cross(v, f_theta) and d2's cross(f_0, v), as a cos + b sin + k.
     d1 = (_cross(px, py, fx, fy), _cross(px, py, -fy, fx),
           _cross(wx, wy, fx, fy) - _cross(sx, sy, fx, fy))

@@ -20,6 +20,7 @@ from .facing_frame import (
     offset_interval,
 )
 from .plan import SearchPlan
+from .shortest import slots_of
 from .world import World
 
 
@@ -96,9 +97,7 @@ def _kinds(frame: FacingFrame, breaks: np.ndarray, s: np.ndarray, family: np.nda
     i = np.searchsorted(breaks, s - 1e-7)
     at = (i < len(breaks)) & (np.abs(breaks[np.minimum(i, len(breaks) - 1)] - s) <= 1e-7)
     interval = np.where(at, 2 * i, 2 * i - 1)
-    t = (px - frame.o[0]) * frame.r[0] + (py - frame.o[1]) * frame.r[1]
-    slot = np.where(family == 3, np.where(np.abs(t - frame.length) < np.abs(t), 4, 3), family)
-    return interval * 5 + slot
+    return interval * 5 + slots_of(frame, family, px, py)
 
 
 def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,

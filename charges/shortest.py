@@ -66,6 +66,14 @@ def slot_of(family: str, align_point: tuple[float, float] | None, frame: object)
     return FACING_LOW if abs(t) < abs(t - frame.length) else FACING_HIGH  # type: ignore[attr-defined]
 
 
+def slots_of(frame: object, family: np.ndarray, px: np.ndarray, py: np.ndarray
+             ) -> np.ndarray:
+    """:func:`slot_of` of candidate-table rows (family indexes, align pivots)."""
+    t = (px - frame.o[0]) * frame.r[0] + (py - frame.o[1]) * frame.r[1]  # type: ignore[attr-defined]
+    far = np.abs(t - frame.length) < np.abs(t)  # type: ignore[attr-defined]
+    return np.where(family == 3, np.where(far, FACING_HIGH, FACING_LOW), family)
+
+
 def pivot_t(slot: np.ndarray | int, s: np.ndarray, width: float, length: float) -> np.ndarray:
     """Where along the facing the align pivots, for end offsets ``s`` (slot by slot)."""
     slot = np.asarray(slot)
