@@ -55,12 +55,6 @@ def step_positions(prof: np.ndarray, step: float, window_px: float | np.ndarray 
     rise = np.clip(der - 0.1 * peak[:, None], 0, None)
     if valid is not None:
         rise *= valid
-    if not recentre:  # one window (the tray outline's profiles): no moments kept
-        wts = np.where(np.abs(idx - j[:, None]) <= half[:, None], rise, 0.0)
-        tot = wts.sum(axis=1)
-        pos = (wts * (idx + 0.5)).sum(axis=1) / np.where(tot > 0, tot, 1.0)
-        ok = (j - lo >= half) & (j < hi - 1 - half) & (tot > 0)
-        return np.where(ok, pos, np.nan), np.where(ok, peak / step, 0.0)
     mom = rise * (idx + 0.5)
 
     def centroid(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
