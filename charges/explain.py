@@ -127,10 +127,15 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
                        f"corner; the closing wheel is free) ({w['range']}).")
         if res.move is None and res.through is not None:
             out.append(_through_sentence(res))
-        elif res.move is None and not (res.special and res.special.charged):
+        elif res.move is None and res.odds == 0.0 and not (res.special and
+                                                            res.special.charged):
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
                        "no legal charge move exists, so the charge cannot succeed whatever "
                        "the roll (chance 0%).")
+        elif res.move is not None and not res.move.aligned and res.odds == 0.0:
+            out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
+                       f"neither {c.id} nor {t.id} can align, so the charge cannot succeed "
+                       "whatever the roll (chance 0%).")
         else:
             out.append(f"{c.id} need {res.needed} or more on {res.dice_rule.name} "
                        f"({w['movement']} {adv:g} in): a {chance} chance.")
@@ -164,8 +169,15 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                            " of the player turn and may test Discipline for a post-combat "
                            f"reform ({w['fleeing']}).")
             return
-        out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
-                   f"with {poss(t.id)} {m.facing}.")
+        if m.aligned:
+            out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
+                       f"with {poss(t.id)} {m.facing}.")
+        else:
+            flag = res.ruleset.target_aligns_flag if res.ruleset is not None else None
+            extra = f", and the charge is {flag}" if flag else ""
+            out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, to first contact "
+                       f"with {poss(t.id)} {m.facing}. Neither {c.id} nor {t.id} can align, so "
+                       f"the gap is left{extra} ({w.get('unaligned', w['align'])}).")
         if res.outcome == "caught_fleeing":
             out.append(f"{t.id} is run down and removed; {c.id} may take a Leadership test to "
                        f"reform, and cannot move again this turn ({w['fleeing']}).")

@@ -18,9 +18,13 @@ import shapely
 import geometry as g
 
 #: How far past the roll a flight may carry on to clear what it would end on (mm), and the
-#: step it carries on by: far beyond any table, fine enough to end within a millimetre.
+#: step it carries on by: far beyond any table, and finer than the smallest unit or gap, so
+#: no clear place is stepped over.
 CARRY_ON_MM = 2000.0
 STEP_MM = 1.0
+#: Where the flight stops carrying on is then bisected to within this (mm): "until 1" past"
+#: and "until clear" are distances, measured like the rest to well inside EPS_MM.
+STOP_TOL_MM = 1e-4
 
 
 @dataclass(frozen=True)
@@ -40,26 +44,41 @@ class Flight:
 
 
 def flee(scene: g.Scene, fleer: g.Unit, charger: g.Unit, distance_mm: float,
-         gap_from_enemies_mm: float = 0.0) -> Flight:
-    """The flight of ``fleer`` from ``charger`` (module doc)."""
+         gap_mm: float = 0.0, gap_from_friends: bool = False) -> Flight:
+    """The flight of ``fleer`` from ``charger`` (module doc): it ends clear of every unit and
+    impassable terrain and, with ``gap_mm``, that far from every enemy (tow 1.7), or from
+    every unit (``gap_from_friends``, whfb8 2.7); it carries on by as little as that needs."""
     away = math.degrees(math.atan2(fleer.y - charger.y, fleer.x - charger.x))
     turn = g.normalize_deg(away - fleer.facing)
     pose = g.Pose(fleer.x, fleer.y, away)
     others = [u for u in scene.units if u.id != fleer.id and u.state != "destroyed"]
     hard = [u.body.polygon for u in others] + [t.shape for t in scene.terrain if t.impassable]
-    enemies = [u.body.polygon for u in others if u.side != fleer.side]
+    kept = [u.body.polygon for u in others if gap_from_friends or u.side != fleer.side]
     table = scene.table.polygon
+
+    def off_table(moved: float) -> bool:
+        poly = g.boundary(fleer.formation, g.forward(pose, moved))
+        return not table.contains(poly) or not table.exterior.distance(poly) > g.EPS_MM
+
+    def clear(moved: float) -> bool:
+        poly = g.boundary(fleer.formation, g.forward(pose, moved))
+        return not any(g.overlapping(poly, h) for h in hard) and not (
+            gap_mm > 0 and any(shapely.distance(poly, k) < gap_mm for k in kept))
+
     moved = distance_mm
-    while True:
-        end = g.forward(pose, moved)
-        poly = g.boundary(fleer.formation, end)
-        if not table.contains(poly) or not table.exterior.distance(poly) > g.EPS_MM:
-            return Flight(end, turn, distance_mm, moved, True)
-        on_top = any(g.overlapping(poly, h) for h in hard)
-        too_near = gap_from_enemies_mm > 0 and any(
-            shapely.distance(poly, e) < gap_from_enemies_mm for e in enemies)
-        if not on_top and not too_near:
-            return Flight(end, turn, distance_mm, moved, False)
+    while not off_table(moved) and not clear(moved):
         if moved > distance_mm + CARRY_ON_MM:
-            return Flight(end, turn, distance_mm, moved, True)
+            return Flight(g.forward(pose, moved), turn, distance_mm, moved, True)
         moved += STEP_MM
+    if moved > distance_mm:
+        # It stopped within the last step: where exactly (the least distance that clears,
+        # or that reaches the table edge first).
+        lo, hi = moved - STEP_MM, moved
+        while hi - lo > STOP_TOL_MM:
+            mid = (lo + hi) / 2
+            if off_table(mid) or clear(mid):
+                hi = mid
+            else:
+                lo = mid
+        moved = hi
+    return Flight(g.forward(pose, moved), turn, distance_mm, moved, off_table(moved))

@@ -29,6 +29,7 @@ from functools import partial
 import geometry as g
 
 from .charge_move import ChargeMove
+from .declaration import Declaration
 from .facing_frame import T9A_MOVES, MoveRules
 from .front_edge import strip_of, unit_move
 from .plan import SearchMemo, SearchPlan
@@ -260,10 +261,15 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
 
 
 def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
-                     units: dict[str, g.Unit]) -> list[Resolution]:
+                     units: dict[str, g.Unit],
+                     declared: dict[ChargeDecl, Declaration] | None = None
+                     ) -> list[Resolution]:
+    """The charges of ``group`` against one target (module doc); ``declared``: their
+    declarations before the target fled, when it did (resolution.assess)."""
     target = units[group[0].target]
     results = {d: assess(scene, units[d.charger], target, req.ruleset, d,
-                         req.facing_roll.get(d.charger)) for d in group}
+                         req.facing_roll.get(d.charger),
+                         declared=declared[d] if declared else None) for d in group}
     if req.dice is not None:
         for d in group:
             apply_dice(results[d], req.dice[d.charger])

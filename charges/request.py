@@ -116,7 +116,9 @@ def _parse_flee(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Rule
         if uid not in targets:
             raise RequestError(f"{where}: '{uid}' is not a charged unit")
         unit = scene.unit(uid)
-        if unit.state in ("engaged", "fleeing", "destroyed"):
+        # A unit already fleeing must flee again (tow 1.7): its roll is the reaction to this
+        # charge (RULES-editions.md 7a).
+        if unit.state in ("engaged", "destroyed"):
             raise RequestError(f"{where}: '{uid}' is {unit.state} and cannot choose to flee")
         rule = ruleset.flee_dice(unit.swiftstride)
         if not isinstance(roll, list) or not all(

@@ -119,11 +119,10 @@ def _odds(res: Resolution) -> float:
 def _rules(charger: g.Unit, ruleset: Ruleset) -> tuple[object, MoveRules, float]:
     """The unit the search moves (its front edge alone when the ruleset sweeps only that),
     the search's rules, and how far that strip stands ahead of the unit's centre."""
-    unaligned = ruleset.unaligned != "none"
     if ruleset.swept == "front_edge":
         mover, ahead = strip_of(charger)
-        return mover, MoveRules(ruleset.group_key, charger.formation, unaligned), ahead
-    return charger, MoveRules(ruleset.group_key, None, unaligned), 0.0
+        return mover, ruleset.move_rules(charger.formation), ahead
+    return charger, ruleset.move_rules(), 0.0
 
 
 def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
@@ -177,12 +176,19 @@ def _fleeing_move(scene: g.Scene, charger: g.Unit, target: g.Unit, world: World,
 
 def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
            decl: ChargeDecl, facing_roll: int | None = None,
-           provisional_facing: bool = False) -> Resolution:
+           provisional_facing: bool = False, declared: Declaration | None = None
+           ) -> Resolution:
     """Declaration, facing, odds and the best move, before any dice (RULES.md 1-5, 7; and the
     ruleset's hooks: a paid path's roll needed, a declaration that needs room). A contested
     facing needs its roll, unless ``provisional_facing`` (a charge map) takes the provisional
-    one."""
+    one. ``declared``: the declaration made before the target's Flee! reaction, when it fled
+    (``target`` then stands where it fled): whether the charge could be declared was settled
+    then (tow 1.2, whfb8 2.2: the target reacts after the declaration), and the range test
+    is against the fled position (tow 1.7, whfb8 2.7)."""
     d = declare(scene, charger, target, ruleset, facing_roll=facing_roll)
+    if declared is not None:
+        d = replace(d, declarable=declared.declarable, reasons=list(declared.reasons),
+                    in_front_arc=declared.in_front_arc, visible=declared.visible)
     if d.decision is not None and not provisional_facing:
         ruleset.check_facing_roll(d.decision, facing_roll, charger.id, target.id)
     rule = ruleset.dice_for(charger)
@@ -200,7 +206,9 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     paid = ruleset.range_measure == "paid_path"
     longest = g.in_to_mm(adv + rule.max_total) if paid else math.inf
     memo: SearchMemo | None = None
-    if target.state == "fleeing":
+    if target.state == "destroyed":
+        pass  # it fled off the table after the declaration: nothing left to reach
+    elif target.state == "fleeing":
         res.move = _fleeing_move(scene, charger, target, world, ruleset, longest)
     else:
         memo = SearchMemo()
@@ -217,7 +225,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     elif paid and res.through is not None:
         res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
     if ruleset.requires_room and res.move is None and res.special is None and \
-            res.through is None and target.state != "fleeing":
+            res.through is None and target.state not in ("fleeing", "destroyed"):
         why = ("no charge move within the longest possible roll of "
                f"{adv + rule.max_total:g} in") if paid else "no legal charge move exists"
         res.declaration = replace(d, declarable=False, reasons=[*d.reasons, why])
@@ -345,7 +353,7 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
     if (res.move is None or not res.in_range) and _accidental(scene, res, ruleset):
         return
     if not res.in_range or (ruleset.range_measure == "paid_path" and res.move is None):
-        if res.target.state == "fleeing" and ruleset.fleeing_miss == "escaped":
+        if _fled(res.target) and ruleset.fleeing_miss == "escaped":
             _escaped(res, scene, ruleset)
             return
         _fail(res, scene, ruleset)
@@ -374,10 +382,16 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
             return
         res.notes.append(f"{charged.id} cannot reform against {res.charger.id} anywhere on the "
                          "table, so the special charge cannot be made")
-    if res.target.state == "fleeing" and ruleset.fleeing_miss == "escaped":
+    if _fled(res.target) and ruleset.fleeing_miss == "escaped":
         _escaped(res, scene, ruleset)
         return
     _fail(res, scene, ruleset)
+
+
+def _fled(target: g.Unit) -> bool:
+    """Whether the charged unit is fleeing, or fled off the table after the declaration
+    (a destroyed unit cannot be charged otherwise)."""
+    return target.state in ("fleeing", "destroyed")
 
 
 def _escaped(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
@@ -388,7 +402,7 @@ def _escaped(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:
     dist = g.in_to_mm(res.range_in or 0.0)
     world = res.world if res.world is not None and res.world_scene is scene else None
     along = _fleeing_move(scene, res.charger, res.target, world, ruleset, math.inf) \
-        if world is not None else None
+        if world is not None and res.target.state == "fleeing" else None
     if along is None:  # no charge path reaches it at all: straight at it, as a failed move
         res.failed = _failed_move(res, scene, ruleset, dist)
         return

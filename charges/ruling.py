@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import geometry as g
 
+from .declaration import Declaration, declare
 from .flee import Flight, flee
 from .report import sigma_mm, to_json
 from .request import ChargeDecl, Request, parse_request
@@ -23,12 +24,13 @@ def _by_target(decls: tuple[ChargeDecl, ...]) -> list[list[ChargeDecl]]:
 
 
 def _multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
-              units: dict[str, g.Unit]) -> list[Resolution]:
+              units: dict[str, g.Unit],
+              declared: dict[ChargeDecl, Declaration] | None) -> list[Resolution]:
     """RULES.md 8: roll together; those in range move in the order that puts the most chargers
     in contact, then best meets the rest of the priority list over all final positions."""
     from .multiple import resolve_multiple
 
-    return resolve_multiple(scene, group, req, units)
+    return resolve_multiple(scene, group, req, units, declared)
 
 
 def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
@@ -42,7 +44,7 @@ def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
         return None
     rule = req.ruleset.flee_dice(target.swiftstride)
     f = flee(scene, target, units[group[0].charger], g.in_to_mm(rule.total(roll)),
-             req.ruleset.flee_gap_mm)
+             req.ruleset.flee_gap_mm, req.ruleset.flee_gap_from_friends)
     units[target.id] = target.placed(f.pose, state="destroyed" if f.destroyed else "fleeing")
     return f
 
@@ -55,19 +57,26 @@ def rule(request: dict) -> dict:
     done: dict[ChargeDecl, Resolution] = {}
     sigmas: dict[ChargeDecl, float] = {}
     for group in _by_target(req.charges):
-        flight = _flight(scene_with(scene, units), group, req, units)
+        before = scene_with(scene, units)
+        # The charges are declared before the target reacts (tow 1.2, whfb8 2.2): whether
+        # they could be is settled before its flight.
+        declared = {d: declare(before, units[d.charger], units[d.target], req.ruleset,
+                               facing_roll=req.facing_roll.get(d.charger))
+                    for d in group} if group[0].target in req.flee else None
+        flight = _flight(before, group, req, units)
         current = scene_with(scene, units)
         if len(group) == 1:
             decl = group[0]
             res = assess(current, units[decl.charger], units[decl.target], req.ruleset, decl,
-                         req.facing_roll.get(decl.charger))
+                         req.facing_roll.get(decl.charger),
+                         declared=declared[decl] if declared else None)
             res.on_accidental = req.on_accidental_contact.get(decl.charger, "halt")
             if req.dice is not None:
                 apply_dice(res, req.dice[decl.charger])
             resolve(current, res, req.ruleset)
             results = [res]
         else:
-            results = _multiple(current, group, req, units)
+            results = _multiple(current, group, req, units, declared)
         for res in results:
             res.flight = flight
             sigmas[res.decl] = sigma_mm([res.charger, res.target])

@@ -119,12 +119,14 @@ def shortest_move(charger: g.Unit, target: g.Unit, world: World, plan: SearchPla
 
 
 def legal_move_exists(charger: g.Unit, target: g.Unit, facing: g.FacingName,
-                      world: World, memo: SearchMemo | None = None) -> bool:
+                      world: World, memo: SearchMemo | None = None,
+                      rules: MoveRules = T9A_MOVES) -> bool:
     """Whether any legal charge move without turning the target exists (RULES.md 5 asks only
     this of the units in the way): the first legal path found ends the search, with no
-    refinement of which one is best."""
+    refinement of which one is best. ``rules``: the ruleset's (MoveRules), as the charge's
+    own search used them, so that a shared ``memo`` keeps its plan."""
     moves, _ = search_moves(charger, target, facing, world, None, False, 1, refine=False,
-                            memo=memo, count=False)
+                            memo=memo, count=False, rules=rules)
     return bool(moves)
 
 

@@ -48,11 +48,13 @@ class Placement:
 
 
 def could_charge(scene: g.Scene, charger: g.Unit, enemy: g.Unit, ruleset: Ruleset) -> bool:
-    """Whether ``charger`` could charge ``enemy`` normally (declarable and a legal move)."""
-    d = declare(scene, charger, enemy, ruleset)
+    """Whether ``charger`` could charge ``enemy`` normally (declarable and a legal move).
+    Only the yes or no counts, so an enemy out of range is not also checked for sight."""
+    d = declare(scene, charger, enemy, ruleset, every_reason=False)
     if not d.declarable:
         return False
-    return legal_move_exists(charger, enemy, d.facing, World.for_unit(scene, charger, enemy.id))
+    return legal_move_exists(charger, enemy, d.facing, World.for_unit(scene, charger, enemy.id),
+                             rules=ruleset.move_rules())
 
 
 def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
@@ -105,7 +107,8 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
     while True:
         moves, _ = search_moves(charger, target, facing,
                                 world.without({u.id for u in near} - kept), None, False, 1,
-                                refine=False, memo=memo, count=False)
+                                refine=False, memo=memo, count=False,
+                                rules=ruleset.move_rules())
         if not moves:
             return None
         touched = _touched(charger.formation, moves[0], [u for u in near if u.id not in kept])

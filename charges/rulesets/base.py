@@ -35,6 +35,7 @@ import geometry as g
 
 from ..dice import BEST_TWO_OF_THREE, TWO_D6, DiceRule
 from ..errors import RequestError
+from ..facing_frame import MoveRules
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,8 @@ class Ruleset:
     fleeing_aligns: bool = False
     #: A flight that would end within this of an enemy carries on (tow 1.7: 1").
     flee_gap_mm: float = 0.0
+    #: The flight keeps that gap from friends too (whfb8 2.7: the 8th 1" rule covers them).
+    flee_gap_from_friends: bool = False
     #: A fleeing enemy across the path halts the charge or is run down, by the request's
     #: ``on_accidental_contact`` (tow 1.5, charges/accidental.py); without it such a unit is
     #: an obstacle like any other.
@@ -190,6 +193,14 @@ class Ruleset:
         """The ranking of end positions by the models they put in contact, best first (as a
         sort key): t9a-1 priority 4, both sides counted, ties to more target models."""
         return (-(charger_models + target_models), -target_models)
+
+    def move_rules(self, end_form: g.Formation | None = None) -> MoveRules:
+        """What the move search takes from this ruleset (facing_frame.MoveRules): the ranking
+        of contacts (:meth:`group_key`), the whole formation whose end footprint must fit
+        when only the front edge is searched (``end_form``), and whether a contact nobody can
+        align is offered. Every search of one charge asks with the same rules, so a search
+        plan one builds (plan.SearchMemo) serves the next."""
+        return MoveRules(self.group_key, end_form, self.unaligned != "none")
 
     def failed_distance_in(self, dice: tuple[int, ...]) -> float:
         """RULES.md 6: the highest single die of the charge roll."""

@@ -59,4 +59,5 @@ WHFB8 = register(Fantasy8(
     unaligned="fail", facing_rule="front_rank_models", special_charge=False, requires_room=True,
     failed_turns=False, failed_gap_mm=25.4, failed_wheels=2,
     gap_from_enemies_only=False, equalise_chargers=True, flee_gap_mm=25.4,
+    flee_gap_from_friends=True,
     words=WHFB8_WORDS))
