@@ -127,8 +127,7 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
                        f"corner; the closing wheel is free) ({w['range']}).")
         if res.move is None and res.through is not None:
             out.append(_through_sentence(res))
-        elif res.move is None and res.odds == 0.0 and not (res.special and
-                                                            res.special.charged):
+        elif res.move is None and res.odds == 0.0:
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
                        "no legal charge move exists, so the charge cannot succeed whatever "
                        "the roll (chance 0%).")
@@ -140,7 +139,8 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
             out.append(f"{c.id} need {res.needed} or more on {res.dice_rule.name} "
                        f"({w['movement']} {adv:g} in): a {chance} chance.")
     if res.dice is not None and res.range_in is not None and d.declarable:
-        total = res.dice_rule.total(res.dice)
+        total = res.roll_total if res.roll_total is not None else \
+            res.dice_rule.total(res.dice)
         dice = ", ".join(map(str, res.dice))
         verdict = "enough" if res.in_range else "short"
         against = g.mm_to_in(res.compared_mm)

@@ -210,11 +210,16 @@ def contact_matrix(frame: FacingFrame, form: g.Formation, offsets: np.ndarray
         return np.zeros(len(s), dtype=int), np.zeros((len(s), 0), dtype=bool)
     a = np.asarray([iv[1] for iv in frame.intervals])
     b = np.asarray([iv[2] for iv in frame.intervals])
-    lo = s[:, None] + np.arange(form.files)[None, :] * form.base_w  # (n, files)
+    # The charger's front-rank models (a unit of one short rank has gaps in its front).
+    files = np.asarray([f for _, f in g.front_files(form)], dtype=float)
+    lo = s[:, None] + files[None, :] * form.base_w  # (n, files)
     hi = lo + form.base_w
     meet = (lo[..., None] <= b + EPS) & (a <= hi[..., None] + EPS)  # (n, files, models)
     ch = meet.any(axis=2).sum(axis=1)
-    tg = (s[:, None] <= b + EPS) & (a <= s[:, None] + form.width + EPS)
+    if len(files) == form.files:  # a full front: one interval, the whole width
+        tg = (s[:, None] <= b + EPS) & (a <= s[:, None] + form.width + EPS)
+    else:
+        tg = meet.any(axis=1)
     return ch, tg
 
 

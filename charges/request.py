@@ -8,6 +8,7 @@ from typing import Any
 
 import geometry as g
 
+from .dice import DiceRule
 from .errors import RequestError
 from .rulesets import DEFAULT, Ruleset, get_ruleset
 
@@ -31,6 +32,12 @@ class Request:
     #: What a charger met by a fleeing enemy does (tow 1.5): ``halt`` or ``continue``, per
     #: charger id; a charger not named halts.
     on_accidental_contact: dict[str, str] = field(default_factory=dict)
+
+
+#: Chargers against one target in one request: the moves are searched over every order of
+#: them (RULES.md 8), so each more multiplies the work (four take seconds); a unit has four
+#: facings, and the rules files search "n <= 4 chargers" (RULES-editions.md 3.8 [D]).
+MAX_CHARGERS_PER_TARGET = 4
 
 
 def parse_request(data: Any) -> Request:
@@ -67,6 +74,11 @@ def parse_request(data: Any) -> Request:
         if any(d.charger == ch.id for d in decls):
             raise RequestError(f"{where}.charger: '{ch.id}' already declared a charge")
         decls.append(ChargeDecl(ch.id, tg.id))
+        against = [d.charger for d in decls if d.target == tg.id]
+        if len(against) > MAX_CHARGERS_PER_TARGET:
+            raise RequestError(f"{where}: at most {MAX_CHARGERS_PER_TARGET} units may charge "
+                               f"one target together, and {', '.join(against)} all charge "
+                               f"'{tg.id}'")
     dice = _parse_dice(data.get("dice"), scene, decls, ruleset)
     return Request(ruleset, scene, tuple(decls), dice,
                    _parse_facing_roll(data.get("facing_roll"), decls),
@@ -120,13 +132,13 @@ def _parse_flee(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Rule
         # charge (RULES-editions.md 7a).
         if unit.state in ("engaged", "destroyed"):
             raise RequestError(f"{where}: '{uid}' is {unit.state} and cannot choose to flee")
-        rule = ruleset.flee_dice(unit.swiftstride)
+        rules = ruleset.flee_rules(unit.swiftstride)
         if not isinstance(roll, list) or not all(
                 isinstance(d, int) and not isinstance(d, bool) for d in roll):
             raise RequestError(f"{where}: must be a list of whole dice, e.g. [2, 3]")
-        if len(roll) != rule.n:
-            raise RequestError(f"{where}: the flee roll is {rule.name}, {rule.n} dice, got "
-                               f"{len(roll)}")
+        if all(len(roll) != r.n for r in rules):
+            raise RequestError(f"{where}: the flee roll is {rules[0].name}, {_counts(rules)} "
+                               f"dice, got {len(roll)}")
         if any(not 1 <= d <= 6 for d in roll):
             raise RequestError(f"{where}: every die must be 1 to 6, got {roll}")
         out[uid] = tuple(roll)
@@ -150,6 +162,11 @@ def _parse_facing_roll(raw: Any, decls: list[ChargeDecl]) -> dict[str, int]:
     return out
 
 
+def _counts(rules: tuple[DiceRule, ...]) -> str:
+    """How many dice a roll may have: "3", or "3 or 2" where a die is optional."""
+    return " or ".join(str(r.n) for r in rules)
+
+
 def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Ruleset
                 ) -> dict[str, tuple[int, ...]] | None:
     if raw is None:
@@ -162,12 +179,13 @@ def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Rule
         where = f"dice.{uid}"
         if uid not in chargers:
             raise RequestError(f"{where}: '{uid}' is not a declared charger")
-        rule = ruleset.dice_for(scene.unit(uid))
+        rules = ruleset.roll_rules(scene.unit(uid))
         if not isinstance(roll, list) or not all(
                 isinstance(d, int) and not isinstance(d, bool) for d in roll):
             raise RequestError(f"{where}: must be a list of whole dice, e.g. [3, 5]")
-        if len(roll) != rule.n:
-            raise RequestError(f"{where}: {rule.name} needs {rule.n} dice, got {len(roll)}")
+        if all(len(roll) != r.n for r in rules):
+            raise RequestError(f"{where}: {rules[0].name} needs {_counts(rules)} dice, got "
+                               f"{len(roll)}")
         if any(not 1 <= d <= 6 for d in roll):
             raise RequestError(f"{where}: every die must be 1 to 6, got {roll}")
         out[uid] = tuple(roll)

@@ -40,6 +40,7 @@ class Resolution:
     dice_rule: DiceRule
     needed: int
     dice: tuple[int, ...] | None = None
+    roll_total: int | None = None  # what the dice made (apply_dice)
     range_in: float | None = None
     move: ChargeMove | None = None
     rejected: list[Rejected] = field(default_factory=list)
@@ -110,6 +111,9 @@ def _odds(res: Resolution) -> float:
     if res.move is not None:
         return float(res.dice_rule.chance_at_least(res.needed))
     if res.special is not None and res.special.charged is not None:
+        scene = res.world_scene
+        if scene is not None and scene.unit(res.special.charged).state == "engaged":
+            return 0.0  # an engaged unit never reforms, so no special charge (RULES.md 5)
         reach = max(res.declaration.distance.distance_mm, res.special.forward_mm)
         need = res.dice_rule.needed(g.mm_to_in(reach), res.charger.advance_in or 0.0)
         return float(res.dice_rule.chance_at_least(need))
@@ -294,8 +298,13 @@ def _shortest_paid(res: Resolution, world: World, ruleset: Ruleset, longest: flo
 
 
 def apply_dice(res: Resolution, dice: tuple[int, ...]) -> None:
+    """The roll made: its total by the dice rule of its count (tow 1.3: Swiftstride's +D6 is
+    optional, two dice are the roll without it)."""
     res.dice = dice
-    res.range_in = (res.charger.advance_in or 0.0) + res.dice_rule.total(dice)
+    rules = res.ruleset.roll_rules(res.charger) if res.ruleset is not None else ()
+    rule = next((r for r in rules if r.n == len(dice)), res.dice_rule)
+    res.roll_total = rule.total(dice)
+    res.range_in = (res.charger.advance_in or 0.0) + res.roll_total
 
 
 def _fail(res: Resolution, scene: g.Scene, ruleset: Ruleset) -> None:

@@ -42,7 +42,8 @@ def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
     roll = req.flee.get(target.id)
     if roll is None:
         return None
-    rule = req.ruleset.flee_dice(target.swiftstride)
+    rules = req.ruleset.flee_rules(target.swiftstride)
+    rule = next((r for r in rules if r.n == len(roll)), rules[0])
     f = flee(scene, target, units[group[0].charger], g.in_to_mm(rule.total(roll)),
              req.ruleset.flee_gap_mm, req.ruleset.flee_gap_from_friends)
     units[target.id] = target.placed(f.pose, state="destroyed" if f.destroyed else "fleeing")
@@ -65,16 +66,24 @@ def rule(request: dict) -> dict:
                     for d in group} if group[0].target in req.flee else None
         flight = _flight(before, group, req, units)
         current = scene_with(scene, units)
-        if len(group) == 1:
-            decl = group[0]
-            res = assess(current, units[decl.charger], units[decl.target], req.ruleset, decl,
-                         req.facing_roll.get(decl.charger),
-                         declared=declared[decl] if declared else None)
-            res.on_accidental = req.on_accidental_contact.get(decl.charger, "halt")
-            if req.dice is not None:
-                apply_dice(res, req.dice[decl.charger])
-            resolve(current, res, req.ruleset)
-            results = [res]
+        if len(group) > 1 and units[group[0].target].state == "fleeing" and declared is None:
+            # Several chargers against a fleeing unit: no align and no priority list (RULES.md
+            # 7), so no joint move either; each charge is made in turn, declared before any.
+            declared = {d: declare(current, units[d.charger], units[d.target], req.ruleset,
+                                   facing_roll=req.facing_roll.get(d.charger)) for d in group}
+        if len(group) == 1 or units[group[0].target].state == "fleeing":
+            results = []
+            for decl in group:  # the first to reach it catches it; the others find it gone
+                current = scene_with(scene, units)
+                res = assess(current, units[decl.charger], units[decl.target], req.ruleset,
+                             decl, req.facing_roll.get(decl.charger),
+                             declared=declared[decl] if declared else None)
+                res.on_accidental = req.on_accidental_contact.get(decl.charger, "halt")
+                if req.dice is not None:
+                    apply_dice(res, req.dice[decl.charger])
+                resolve(current, res, req.ruleset)
+                apply_outcome(units, res)
+                results.append(res)
         else:
             results = _multiple(current, group, req, units, declared)
         for res in results:

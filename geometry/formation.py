@@ -147,15 +147,21 @@ def model_bases(form: Formation, pose: Pose) -> list[tuple[int, int, Polygon]]:
     return [(r, f, base_polygon(form, pose, r, f)) for r, f in form.model_slots()]
 
 
+def front_files(form: Formation) -> list[tuple[int, int]]:
+    """(0, file) of every front-rank model: every file, but for a unit of one short rank."""
+    return [(0, f) for f in range(form.files) if form.occupied(0, f)]
+
+
 def presented_models(form: Formation, name: FacingName) -> list[tuple[int, int]]:
     """The models a facing presents to an enemy flush against it (RULES.md 4).
 
-    Front: the whole front rank. Rear: the rear rank's actual models. A flank: one model per
-    rank, the one at that end of the rank (a short rear rank presents none there when that end
-    is empty, which is what a count over the model rectangles gives).
+    Front: the whole front rank (a unit of one rank: its actual models, that rank being its
+    rear rank too). Rear: the rear rank's actual models. A flank: one model per rank, the one
+    at that end of the rank (a short rear rank presents none there when that end is empty,
+    which is what a count over the model rectangles gives).
     """
     if name == "front":
-        return [(0, f) for f in range(form.files)]
+        return front_files(form)
     if name == "rear":
         last = form.ranks - 1
         return [(last, f) for f in range(form.files) if form.occupied(last, f)]

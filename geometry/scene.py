@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import numpy as np
 import shapely
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -41,13 +42,33 @@ def _finite(v: float, what: str) -> float:
     return v
 
 
+def _number(v: Any) -> Any:
+    """JSON numbers only (DESIGN.md: fields of the wrong type are rejected): pydantic's lax
+    mode would read the text "90", or true, as a number."""
+    if isinstance(v, str | bytes | bool):
+        raise ValueError(f"must be a number, got {v!r}")
+    return v
+
+
+def _flag(v: Any) -> Any:
+    """true or false only, not a number or a text that reads as one."""
+    if not isinstance(v, bool | np.bool_):
+        raise ValueError(f"must be true or false, got {v!r}")
+    return v
+
+
+Num = Annotated[float, BeforeValidator(_number)]
+Count = Annotated[int, BeforeValidator(_number)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=True)
 
 
 class Table(_Model):
-    width_mm: float = 1828.8
-    depth_mm: float = 1219.2
+    width_mm: Num = 1828.8
+    depth_mm: Num = 1219.2
 
     @field_validator("width_mm", "depth_mm")
     @classmethod
@@ -65,9 +86,9 @@ class Table(_Model):
 
 class Terrain(_Model):
     id: str
-    impassable: bool = True
-    opaque: bool = True
-    polygon: list[tuple[float, float]]
+    impassable: Flag = True
+    opaque: Flag = True
+    polygon: list[tuple[Num, Num]]
 
     @field_validator("polygon")
     @classmethod
@@ -92,19 +113,19 @@ class Terrain(_Model):
 class Unit(_Model):
     id: str
     side: str
-    x: float
-    y: float
-    facing: float
-    base: tuple[float, float]
-    files: int = Field(ge=1)
-    ranks: int = Field(ge=1)
-    models: int | None = None
-    rear_rank: Literal["centre", "left", "right"] | list[int] = "centre"
-    advance_in: float | None = None
-    swiftstride: bool = False
+    x: Num
+    y: Num
+    facing: Num
+    base: tuple[Num, Num]
+    files: Count = Field(ge=1)
+    ranks: Count = Field(ge=1)
+    models: Count | None = None
+    rear_rank: Literal["centre", "left", "right"] | list[Count] = "centre"
+    advance_in: Num | None = None
+    swiftstride: Flag = False
     state: State = "ready"
-    sigma_mm: float = Field(default=0.0, ge=0)
-    sigma_deg: float = Field(default=0.0, ge=0)
+    sigma_mm: Num = Field(default=0.0, ge=0)
+    sigma_deg: Num = Field(default=0.0, ge=0)
 
     @field_validator("x", "y", "facing", "advance_in", "sigma_mm", "sigma_deg")
     @classmethod

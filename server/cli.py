@@ -48,6 +48,8 @@ def read_json(path: Path, what: str) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(f"{what} {path}: cannot read ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{what} {path}: not a text file (JSON in UTF-8 expected)") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

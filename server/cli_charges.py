@@ -21,6 +21,8 @@ def parse_dice(items: list[str], option: str = "--dice") -> dict[str, list[int]]
         uid, sep, values = item.partition("=")
         if not sep or not uid:
             raise InputError(f"{option} {item!r}: write it as UNIT=D1,D2 (e.g. knights=3,5)")
+        if uid in dice:
+            raise InputError(f"{option} {item!r}: '{uid}' is given twice")
         try:
             dice[uid] = [int(v) for v in values.split(",") if v.strip()]
         except ValueError:

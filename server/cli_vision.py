@@ -30,7 +30,10 @@ def read_photo(path: Path) -> np.ndarray:
     if not path.is_file():
         raise InputError(f"photo {path}: no such file")
     data = np.fromfile(str(path), dtype=np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except cv2.error:  # larger than OpenCV decodes (CV_IO_MAX_IMAGE_PIXELS)
+        raise InputError(f"photo {path}: too large an image to decode") from None
     if img is None:
         raise InputError(f"photo {path}: not an image OpenCV can read (JPEG, PNG, TIFF, ...)")
     return img

@@ -83,6 +83,7 @@ class ErrorBody(BaseModel):
 MAX_TABLE_MM = 100_000.0  # 100 m
 MAX_COORD_MM = 1_000_000.0  # 1 km from the table's corner, either way
 MIN_BASE_MM, MAX_BASE_MM = 1.0, 1_000.0
+MAX_FACING_DEG = 1_000_000.0  # far past any turn; beyond about 1e15 an angle loses its degrees
 MAX_FILES = MAX_RANKS = 100
 MAX_UNITS = MAX_TERRAIN = 100
 MAX_CORNERS = 1_000
@@ -135,7 +136,8 @@ class Unit(_Strict):
     side: str
     x: Coord = Field(description="Boundary centre, mm (on the table unless destroyed)")
     y: Coord = Field(description="Boundary centre, mm (on the table unless destroyed)")
-    facing: Number = Field(description="Degrees counter-clockwise from +x")
+    facing: Number = Field(ge=-MAX_FACING_DEG, le=MAX_FACING_DEG,
+                           description="Degrees counter-clockwise from +x")
     base: _pair("Base [width, depth], mm", Annotated[  # type: ignore[valid-type]
         float, Field(ge=MIN_BASE_MM, le=MAX_BASE_MM)])
     files: int = Field(ge=1, le=MAX_FILES)

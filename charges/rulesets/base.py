@@ -140,6 +140,15 @@ class Ruleset:
         """A flee roll (RULES.md 7; whfb8 2.7): 2D6, Swiftstride's best two of 3D6."""
         return self.dice(swiftstride)
 
+    def roll_rules(self, unit: g.Unit) -> tuple[DiceRule, ...]:
+        """The dice a charge roll of ``unit`` may be made with, told apart by their count; the
+        first is the one the odds assume (:meth:`dice_for`). Most rulesets have one."""
+        return (self.dice_for(unit),)
+
+    def flee_rules(self, swiftstride: bool) -> tuple[DiceRule, ...]:
+        """The dice a flee roll may be made with, as :meth:`roll_rules`."""
+        return (self.flee_dice(swiftstride),)
+
     def max_range_in(self, unit: g.Unit) -> float:
         """The longest charge that may be declared: its advance plus the dice's top total
         (RULES.md 2, 3)."""
@@ -226,7 +235,7 @@ def front_rank_counts(charger: g.Unit, target: g.Unit) -> dict[str, float]:
     arcs = target.body.arcs
     form, pose = charger.formation, charger.pose
     centres = []
-    for file in range(form.files):
+    for _, file in g.front_files(form):
         u0, u1, v0, v1 = form.base_local(0, file)
         centres.append(pose.to_world((u0 + u1) / 2, (v0 + v1) / 2))
     inside = shapely.dwithin(np.array([arcs[n] for n in g.FACINGS])[:, None],

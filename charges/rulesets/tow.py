@@ -64,6 +64,15 @@ class OldWorld(Ruleset):
         """1.7: a flee roll is 2D6; Swiftstride adds its +D6 (errata 1.5.2)."""
         return TWO_D6_PLUS_D6 if swiftstride else TWO_D6
 
+    def roll_rules(self, unit: g.Unit) -> tuple[DiceRule, ...]:
+        """1.3: Swiftstride *may* add +D6 before rolling: three dice are the roll with it, two
+        the roll without; the odds assume it is taken (1.3 [D])."""
+        return (HIGHER_OF_2D6_PLUS_D6, HIGHER_OF_2D6) if unit.swiftstride else (HIGHER_OF_2D6,)
+
+    def flee_rules(self, swiftstride: bool) -> tuple[DiceRule, ...]:
+        """1.7: "Roll 2D6 (Swiftstride may add +D6)": two dice or three."""
+        return (TWO_D6_PLUS_D6, TWO_D6) if swiftstride else (TWO_D6,)
+
     def max_range_in(self, unit: g.Unit) -> float:
         """M + 6, the best unmodified Charge roll; +3 with Swiftstride (errata p.178)."""
         assert unit.advance_in is not None

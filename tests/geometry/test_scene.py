@@ -56,6 +56,16 @@ def test_good_scene_loads_with_defaults():
     ("units.1.id", "knights", ["'knights'", "used by another unit"]),
     ("terrain.0.polygon", [[0, 0], [10, 10], [10, 0], [0, 10]], ["'rocks'", "self-intersects"]),
     ("terrain.0.polygon", [[0, 0], [10, 10]], ["'rocks'", "at least 3"]),
+    # Wrong types are refused, not read as numbers (DESIGN.md, Scene): pydantic alone would
+    # take the text "90" for 90 and true for 1.
+    ("units.0.facing", "90", ["'knights'", "facing", "must be a number", "'90'"]),
+    ("units.0.files", "5", ["'knights'", "files", "must be a number"]),
+    ("units.0.x", True, ["'knights'", "x", "must be a number"]),
+    ("units.0.base", ["25", 50], ["'knights'", "base[0]", "must be a number"]),
+    ("units.0.swiftstride", 1, ["'knights'", "swiftstride", "true or false"]),
+    ("terrain.0.opaque", "no", ["'rocks'", "opaque", "true or false"]),
+    ("terrain.0.polygon", [[0, 0], ["10", 10], [10, 0]], ["'rocks'", "polygon", "number"]),
+    ("table.width_mm", "1828.8", ["width_mm", "must be a number"]),
 ])
 def test_bad_scenes_name_the_unit_and_field(path, value, words):
     with pytest.raises(g.SceneError) as err:

@@ -37,6 +37,38 @@ def test_charge_bad_input_exits_2_naming_the_field(tmp_path):
     assert r.returncode == 2 and "not valid JSON" in r.stderr
 
 
+def test_charge_refuses_a_repeated_roll_and_a_binary_file(tmp_path):
+    """A roll given twice for one charger is an error, not the last one silently; a file
+    that is not text is named."""
+    r = run("charge", str(SAMPLE), "--charger", "knights", "--target", "spears",
+            "--dice", "knights=3,5,2", "--dice", "knights=1,1,1")
+    assert r.returncode == 2 and "'knights' is given twice" in r.stderr
+    binary = tmp_path / "scene.json"
+    binary.write_bytes(b"\xa8\x01{")
+    r = run("charge", str(binary), "--charger", "a", "--target", "b")
+    assert r.returncode == 2 and str(binary) in r.stderr and "not a text file" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_more_than_four_chargers_on_one_target_are_refused():
+    """The moves of several chargers are searched over every order of them: five against one
+    target is refused by name (charges/request.py, MAX_CHARGERS_PER_TARGET)."""
+    import charges
+
+    units = [{"id": f"c{i}", "side": "red", "x": 100 + 120 * i, "y": 100, "facing": 90,
+              "base": [20, 20], "files": 5, "ranks": 1, "advance_in": 5} for i in range(5)]
+    units.append({"id": "t", "side": "blue", "x": 400, "y": 600, "facing": -90,
+                  "base": [20, 20], "files": 10, "ranks": 1})
+    request = {"scene": {"units": units},
+               "charges": [{"charger": f"c{i}", "target": "t"} for i in range(5)]}
+    try:
+        charges.rule(request)
+    except charges.RequestError as e:
+        assert "charges[4]" in str(e) and "at most 4" in str(e) and "'t'" in str(e)
+    else:
+        raise AssertionError("five chargers against one target were accepted")
+
+
 def test_odds_command():
     r = run("odds", "--advance", "8", "--distance", "11.5")
     assert r.returncode == 0 and "needs 4" in r.stdout and "91.7%" in r.stdout
