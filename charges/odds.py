@@ -27,6 +27,11 @@ class OddsReport:
                 "at_least": {str(k): round(v, 6) for k, v in self.table.items()}}
 
 
+#: The longest distance or advance asked about: far beyond any table (the roll needed grows
+#: with it, digit by digit).
+MAX_INCHES = 100_000.0
+
+
 def odds(advance_in: float, distance_in: float, swiftstride: bool = False,
          ruleset: str = DEFAULT) -> OddsReport:
     """The roll needed to cover ``distance_in`` with ``advance_in`` and its exact chance."""
@@ -36,6 +41,8 @@ def odds(advance_in: float, distance_in: float, swiftstride: bool = False,
             raise RequestError(f"{name}: must be a finite number of inches")
         if v < 0:
             raise RequestError(f"{name}: must not be negative")
+        if v > MAX_INCHES:
+            raise RequestError(f"{name}: at most {MAX_INCHES:g} in (2.5 km), got {v:g}")
     rule = rs.dice(swiftstride)
     needed = rule.needed(distance_in, advance_in)
     table = {k: float(rule.chance_at_least(k)) for k in range(rule.min_total,

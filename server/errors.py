@@ -41,9 +41,9 @@ def loc_text(loc: tuple[Any, ...] | list[Any]) -> str:
     """``('body', 'charges', 0, 'target')`` -> ``charges[0].target``: the field as a player
     reads it (the 'body'/'query' prefix says nothing to them)."""
     out = ""
-    for part in loc:
-        if part in ("body", "query", "path", "form") and not out:
-            continue
+    for i, part in enumerate(loc):
+        if i == 0 and part in ("body", "query", "path", "form"):
+            continue  # where it came from; a field of the body may itself be called "path"
         if isinstance(part, int):
             out += f"[{part}]"
         else:
@@ -57,6 +57,10 @@ def validation_errors(errors: list[Any], prefix: tuple[str, ...] = ()) -> tuple[
     for e in errors:
         loc = [*prefix, *[p if isinstance(p, int) else str(p) for p in e.get("loc", ())]]
         msg = str(e.get("msg", "")).removeprefix("Value error, ")
+        if e.get("type") == "json_invalid":  # loc is ('body', character): say so
+            at = next((p for p in loc if isinstance(p, int)), None)
+            loc = ["body", "body"]
+            msg = "not valid JSON" + (f" (at character {at})" if at is not None else "")
         items.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
     lines = []
     for it in items:

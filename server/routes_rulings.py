@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 import charges
+from charges.odds import MAX_INCHES
 from server import engine
 from server import models as m
 from server.deps import WorkersDep
@@ -28,9 +29,9 @@ async def rulings(request: m.RulingRequest, workers: WorkersDep) -> Any:
 @router.get("/api/odds", response_model=m.Odds, responses=refusals(422),
             summary="The roll needed for a distance and its exact chance")
 async def get_odds(
-    advance: Annotated[float, Query(ge=0, allow_inf_nan=False,
+    advance: Annotated[float, Query(ge=0, le=MAX_INCHES, allow_inf_nan=False,
                                     description="The charger's Advance rate, inches")],
-    distance: Annotated[float, Query(ge=0, allow_inf_nan=False,
+    distance: Annotated[float, Query(ge=0, le=MAX_INCHES, allow_inf_nan=False,
                                      description="Distance to the target, inches")],
     swiftstride: Annotated[bool, Query(description="Best two of 3D6 instead of 2D6")] = False,
     ruleset: Annotated[m.RulesetName, Query(description="Ruleset id")] = "t9a-1",

@@ -589,3 +589,16 @@ def test_every_scenario_rules_over_http_as_documented(client: TestClient, path: 
     errors += [f"explanation: missing {w!r}" for w in expect.get("explanation_contains", [])
                if w.lower() not in text]
     assert not errors, "\n".join(errors)
+
+
+def test_error_details_name_the_field_as_the_client_wrote_it(client: TestClient):
+    """A body that is not JSON says so and where; a body field called ``path`` keeps its
+    name (only the location word in front is dropped); an absurd distance is refused."""
+    r = client.post("/api/rulings", content=b'{"ruleset":',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "body: not valid JSON (at character 11)"
+    r = client.post("/api/hex/rally", json={"position": {}, "unit": "x", "path": [["a"]]})
+    assert r.status_code == 422 and "path[0]" in r.json()["detail"]
+    r = client.get("/api/odds", params={"advance": 8, "distance": 1e308})
+    assert r.status_code == 422 and r.json()["detail"].startswith("distance:")
