@@ -21,6 +21,10 @@ def default_data_dir() -> Path:
     return Path(base) / "umpire"
 
 
+#: Seconds a stopping server waits for requests in flight.
+SHUTDOWN_GRACE_S = 5
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on (loopback by default)")]
@@ -53,4 +57,6 @@ def serve(
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out.print(f"umpire: reviews in {data_dir}; open http://{shown}:{port}/ "
               f"(API docs at /docs)", highlight=False)
-    uvicorn.run(application, host=host, port=port, log_level="info", access_log=False)
+    # On SIGTERM, requests in flight get a few seconds; a long ruling is not waited for.
+    uvicorn.run(application, host=host, port=port, log_level="info", access_log=False,
+                timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
