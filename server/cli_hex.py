@@ -176,6 +176,8 @@ def cup(
     """La Bataille chit cup: each draw and what it activates, in order."""
     if seed is not None and order is not None:
         raise InputError("--seed and --order: give one of them, not both")
+    if seed is not None and seed < 0:
+        raise InputError(f"--seed: must be 0 or more, got {seed}")
     rule("cup", position, rules_data, option, as_json, seed=seed,
          order=[c.strip() for c in order.split(",") if c.strip()] if order else None)
 

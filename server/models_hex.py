@@ -341,6 +341,13 @@ class CupRequest(LbRequest):  # type: ignore[misc, valid-type]
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
     order: Annotated[list[Name], Field(max_length=500)] | None = None
 
+    @model_validator(mode="after")
+    def _seed_or_order(self) -> CupRequest:
+        """One or the other, as ``umpire hex cup`` asks (a replayed order has no seed)."""
+        if self.seed is not None and self.order is not None:
+            raise ValueError("seed and order: give one of them, not both")
+        return self
+
 
 class MapRequest(BaseModel):
     """A position to draw (the page's own file)."""

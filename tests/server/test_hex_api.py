@@ -168,6 +168,8 @@ def test_nothing_a_client_sends_is_a_server_error(client):
         assert r.json()["error"] and r.json()["detail"]
     huge_seed = post(client, "cup", QUATRE_BRAS, seed=10**30)
     assert huge_seed.status_code == 422 and "seed" in huge_seed.json()["detail"]
+    both = post(client, "cup", QUATRE_BRAS, seed=4, order=["F1"])  # as the CLI refuses it
+    assert both.status_code == 422 and "not both" in both.json()["detail"]
     assert post(client, "teleport", EDGEHILL).status_code == 404
     assert client.get("/api/hex/combat").status_code == 405
     assert client.get("/api/hex/samples/nowhere").status_code == 404
