@@ -218,17 +218,18 @@ def _check_depth_and_numbers(value: Any) -> None:
     """Refuse NaN and infinities anywhere (Python's JSON reader takes them; no JSON writer can
     send them back) and bodies nested deeper than :data:`MAX_DEPTH`; without recursion, so a
     deep body cannot exhaust the stack."""
-    todo: list[tuple[Any, int]] = [(value, 0)]
+    todo: list[tuple[Any, int, str]] = [(value, 0, "")]
     while todo:
-        v, depth = todo.pop()
+        v, depth, where = todo.pop()
         if depth > MAX_DEPTH:
             raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{v} is not a finite number")
+            raise ValueError(f"{where or 'body'}: {v} is not a finite number")
         if isinstance(v, dict):
-            todo.extend((x, depth + 1) for x in v.values())
+            todo.extend((x, depth + 1, f"{where}.{k}" if where else str(k))
+                        for k, x in v.items())
         elif isinstance(v, list):
-            todo.extend((x, depth + 1) for x in v)
+            todo.extend((x, depth + 1, f"{where}[{i}]") for i, x in enumerate(v))
 
 
 class HexRequest(BaseModel):
