@@ -57,6 +57,8 @@ def _flag(v: Any) -> Any:
     return v
 
 
+#: A unit's or terrain piece's id, and a side: a name a player reads in every sentence.
+Name = Annotated[str, Field(min_length=1, max_length=100)]
 Num = Annotated[float, BeforeValidator(_number)]
 Count = Annotated[int, BeforeValidator(_number)]
 Flag = Annotated[bool, BeforeValidator(_flag)]
@@ -85,7 +87,7 @@ class Table(_Model):
 
 
 class Terrain(_Model):
-    id: str
+    id: Name
     impassable: Flag = True
     opaque: Flag = True
     polygon: list[tuple[Num, Num]]
@@ -111,8 +113,8 @@ class Terrain(_Model):
 
 
 class Unit(_Model):
-    id: str
-    side: str
+    id: Name
+    side: Name
     x: Num
     y: Num
     facing: Num

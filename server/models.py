@@ -117,7 +117,7 @@ class Table(_Strict):
 
 
 class Terrain(_Strict):
-    id: str
+    id: str = Field(min_length=1, max_length=100)
     impassable: bool = True
     opaque: bool = True
     polygon: list[_pair("A corner [x, y], mm")] = Field(  # type: ignore[valid-type]
@@ -132,8 +132,8 @@ RearRank = Literal["centre", "left", "right"] | Annotated[
 
 
 class Unit(_Strict):
-    id: str
-    side: str
+    id: str = Field(min_length=1, max_length=100)
+    side: str = Field(min_length=1, max_length=100)
     x: Coord = Field(description="Boundary centre, mm (on the table unless destroyed)")
     y: Coord = Field(description="Boundary centre, mm (on the table unless destroyed)")
     facing: Number = Field(ge=-MAX_FACING_DEG, le=MAX_FACING_DEG,

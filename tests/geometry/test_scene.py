@@ -66,6 +66,9 @@ def test_good_scene_loads_with_defaults():
     ("terrain.0.opaque", "no", ["'rocks'", "opaque", "true or false"]),
     ("terrain.0.polygon", [[0, 0], ["10", 10], [10, 0]], ["'rocks'", "polygon", "number"]),
     ("table.width_mm", "1828.8", ["width_mm", "must be a number"]),
+    ("units.0.id", "", ["id", "at least 1 character"]),
+    ("units.0.side", "", ["'knights'", "side", "at least 1 character"]),
+    ("units.0.id", "k" * 101, ["id", "at most 100 characters"]),
 ])
 def test_bad_scenes_name_the_unit_and_field(path, value, words):
     with pytest.raises(g.SceneError) as err:
