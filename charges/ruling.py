@@ -33,6 +33,13 @@ def _multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
     return resolve_multiple(scene, group, req, units, declared)
 
 
+def _declarations(scene: g.Scene, group: list[ChargeDecl], req: Request,
+                  units: dict[str, g.Unit]) -> dict[ChargeDecl, Declaration]:
+    """Each charge of ``group`` as declared in ``scene``, before any reaction or move."""
+    return {d: declare(scene, units[d.charger], units[d.target], req.ruleset,
+                       facing_roll=req.facing_roll.get(d.charger)) for d in group}
+
+
 def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
             units: dict[str, g.Unit]) -> Flight | None:
     """The Flee! reaction of the group's target, when the request gives its roll (tow 1.7,
@@ -61,17 +68,16 @@ def rule(request: dict) -> dict:
         before = scene_with(scene, units)
         # The charges are declared before the target reacts (tow 1.2, whfb8 2.2): whether
         # they could be is settled before its flight.
-        declared = {d: declare(before, units[d.charger], units[d.target], req.ruleset,
-                               facing_roll=req.facing_roll.get(d.charger))
-                    for d in group} if group[0].target in req.flee else None
+        declared = _declarations(before, group, req, units) \
+            if group[0].target in req.flee else None
         flight = _flight(before, group, req, units)
         current = scene_with(scene, units)
-        if len(group) > 1 and units[group[0].target].state == "fleeing" and declared is None:
+        fled = units[group[0].target].state in ("fleeing", "destroyed")
+        if len(group) > 1 and fled and declared is None:
             # Several chargers against a fleeing unit: no align and no priority list (RULES.md
             # 7), so no joint move either; each charge is made in turn, declared before any.
-            declared = {d: declare(current, units[d.charger], units[d.target], req.ruleset,
-                                   facing_roll=req.facing_roll.get(d.charger)) for d in group}
-        if len(group) == 1 or units[group[0].target].state == "fleeing":
+            declared = _declarations(current, group, req, units)
+        if len(group) == 1 or fled:
             results = []
             for decl in group:  # the first to reach it catches it; the others find it gone
                 current = scene_with(scene, units)
