@@ -64,7 +64,7 @@ def validation_errors(errors: list[Any], prefix: tuple[str, ...] = ()) -> tuple[
         items.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
     lines = []
     for it in items:
-        where = loc_text(it["loc"])
+        where = loc_text(it["loc"]) or ("body" if list(it["loc"]) == ["body"] else "")
         line = f"{where}: {it['msg']}" if where else it["msg"]
         if line not in lines:
             lines.append(line)
@@ -119,8 +119,13 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(e.status, e.error, e.detail, e.field)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, e: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
         detail, items = validation_errors(list(e.errors()))
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind and kind != "application/json" and not kind.startswith("multipart/") and \
+                any(list(it["loc"]) == ["body"] for it in items):
+            # The body was not read as JSON at all: say why, not that it is no object.
+            detail = f"body: send it as JSON (Content-Type: application/json), not {kind}"
         return error_response(422, "invalid", detail, errors=items)
 
     @app.exception_handler(StarletteHTTPException)

@@ -602,3 +602,10 @@ def test_error_details_name_the_field_as_the_client_wrote_it(client: TestClient)
     assert r.status_code == 422 and "path[0]" in r.json()["detail"]
     r = client.get("/api/odds", params={"advance": 8, "distance": 1e308})
     assert r.status_code == 422 and r.json()["detail"].startswith("distance:")
+    # A JSON body sent as text/plain is not read as JSON: the answer says so.
+    r = client.post("/api/rulings", content=b'{"charges": []}',
+                    headers={"content-type": "text/plain"})
+    assert r.status_code == 422 and "application/json" in r.json()["detail"]
+    r = client.post("/api/rulings", content=b"[1, 2]",
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("body: ")
