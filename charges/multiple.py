@@ -112,6 +112,9 @@ class _Search:
     #: Only the front edge is swept (tow 1.4): each charger's front-edge strip is searched and
     #: its moves made the unit's, whose end footprint must fit (charges/front_edge.py).
     front_edge: bool = False
+    #: What :meth:`moves` found, by everything it depends on: orders that share a prefix (the
+    #: same charger first, the same moves before it) ask the same question again.
+    found: dict[tuple, tuple] = field(default_factory=dict)
 
     def _as_unit(self, charger: g.Unit, ahead: float, world: World,
                  moves: list[ChargeMove]) -> list[ChargeMove]:
@@ -124,7 +127,21 @@ class _Search:
               touched: frozenset[tuple[int, int]]
               ) -> tuple[list[ChargeMove], Callable[[ChargeMove], list[ChargeMove]]]:
         """The charger's alternatives, best first, and how to push one of them aside (empty
-        unless the search offers asides here)."""
+        unless the search offers asides here). They depend only on the charger, its place in
+        the order, where the chargers placed before it ended, the target's pose and the
+        target models already touched, so each is searched once (``found``)."""
+        ends = tuple(sorted((d.charger, m.final.x, m.final.y, m.final.facing)
+                            for d, m in placed.items() if m is not None))
+        key = (decl, depth, last, ends, (target.x, target.y, target.facing), touched)
+        hit = self.found.get(key)
+        if hit is None:
+            hit = self.found[key] = self._moves(decl, depth, last, placed, target, touched)
+        return hit
+
+    def _moves(self, decl: ChargeDecl, depth: int, last: bool, placed: dict, target: g.Unit,
+               touched: frozenset[tuple[int, int]]
+               ) -> tuple[list[ChargeMove], Callable[[ChargeMove], list[ChargeMove]]]:
+        """:meth:`moves`, searched."""
         charger = self.units[decl.charger]
         mover, ahead = strip_of(charger) if self.front_edge else (charger, 0.0)
         rules = replace(self.rules, end_form=charger.formation) if self.front_edge else \
