@@ -70,6 +70,12 @@ HIGHER_OF_2D6 = DiceRule(2, 1, "the higher of 2D6")
 HIGHER_OF_2D6_PLUS_D6 = DiceRule(3, 1, "the higher of 2D6 + D6", extra=1)
 
 
+def by_count(rules: tuple[DiceRule, ...], n: int) -> DiceRule:
+    """Of the rules a roll may follow (Ruleset.roll_rules, flee_rules: tow's optional +D6),
+    the one of ``n`` dice; the first when none has that many (the request checked the count)."""
+    return next((r for r in rules if r.n == n), rules[0])
+
+
 def format_chance(p: float, decimals: int = 1) -> str:
     """A chance as a percentage for players: ``decimals`` places, more where needed so that
     a chance is never shown as 100% or 0% unless it is exact (35/36 is "97.2%", 0.9995 is

@@ -127,14 +127,11 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
                        f"corner; the closing wheel is free) ({w['range']}).")
         if res.move is None and res.through is not None:
             out.append(_through_sentence(res))
-        elif res.move is None and res.odds == 0.0:
+        elif res.odds == 0.0 and (res.move is None or not res.move.aligned):
+            why = "no legal charge move exists" if res.move is None else \
+                f"neither {c.id} nor {t.id} can align"
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
-                       "no legal charge move exists, so the charge cannot succeed whatever "
-                       "the roll (chance 0%).")
-        elif res.move is not None and not res.move.aligned and res.odds == 0.0:
-            out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
-                       f"neither {c.id} nor {t.id} can align, so the charge cannot succeed "
-                       "whatever the roll (chance 0%).")
+                       f"{why}, so the charge cannot succeed whatever the roll (chance 0%).")
         else:
             out.append(f"{c.id} need {res.needed} or more on {res.dice_rule.name} "
                        f"({w['movement']} {adv:g} in): a {chance} chance.")

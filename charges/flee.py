@@ -56,17 +56,18 @@ def flee(scene: g.Scene, fleer: g.Unit, charger: g.Unit, distance_mm: float,
     kept = [u.body.polygon for u in others if gap_from_friends or u.side != fleer.side]
     table = scene.table.polygon
 
-    def off_table(moved: float) -> bool:
-        poly = g.boundary(fleer.formation, g.forward(pose, moved))
+    def off_table(poly: shapely.Geometry) -> bool:
         return not table.contains(poly) or not table.exterior.distance(poly) > g.EPS_MM
 
-    def clear(moved: float) -> bool:
+    def stops(moved: float) -> bool:
+        """The flight ends here: off the table, or clear of what it may not end on or
+        near."""
         poly = g.boundary(fleer.formation, g.forward(pose, moved))
-        return not any(g.overlapping(poly, h) for h in hard) and not (
-            gap_mm > 0 and any(shapely.distance(poly, k) < gap_mm for k in kept))
+        return off_table(poly) or (not any(g.overlapping(poly, h) for h in hard) and not (
+            gap_mm > 0 and any(shapely.distance(poly, k) < gap_mm for k in kept)))
 
     moved = distance_mm
-    while not off_table(moved) and not clear(moved):
+    while not stops(moved):
         if moved > distance_mm + CARRY_ON_MM:
             return Flight(g.forward(pose, moved), turn, distance_mm, moved, True)
         moved += STEP_MM
@@ -76,9 +77,10 @@ def flee(scene: g.Scene, fleer: g.Unit, charger: g.Unit, distance_mm: float,
         lo, hi = moved - STEP_MM, moved
         while hi - lo > STOP_TOL_MM:
             mid = (lo + hi) / 2
-            if off_table(mid) or clear(mid):
+            if stops(mid):
                 hi = mid
             else:
                 lo = mid
         moved = hi
-    return Flight(g.forward(pose, moved), turn, distance_mm, moved, off_table(moved))
+    end = g.forward(pose, moved)
+    return Flight(end, turn, distance_mm, moved, off_table(g.boundary(fleer.formation, end)))

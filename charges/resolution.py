@@ -13,7 +13,7 @@ import geometry as g
 from .accidental import Accidental, accidental_move, fleeing_blockers, meets, path_towards
 from .charge_move import ChargeMove, Rejected
 from .declaration import Declaration, declare
-from .dice import DiceRule
+from .dice import DiceRule, by_count
 from .facing_frame import MoveRules
 from .failed_wheel import failed_wheel_move, two_wheel_failed_move
 from .fleeing import search_fleeing
@@ -301,8 +301,8 @@ def apply_dice(res: Resolution, dice: tuple[int, ...]) -> None:
     """The roll made: its total by the dice rule of its count (tow 1.3: Swiftstride's +D6 is
     optional, two dice are the roll without it)."""
     res.dice = dice
-    rules = res.ruleset.roll_rules(res.charger) if res.ruleset is not None else ()
-    rule = next((r for r in rules if r.n == len(dice)), res.dice_rule)
+    rule = by_count(res.ruleset.roll_rules(res.charger), len(dice)) \
+        if res.ruleset is not None else res.dice_rule
     res.roll_total = rule.total(dice)
     res.range_in = (res.charger.advance_in or 0.0) + res.roll_total
 
@@ -362,7 +362,7 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
     if (res.move is None or not res.in_range) and _accidental(scene, res, ruleset):
         return
     if not res.in_range or (ruleset.range_measure == "paid_path" and res.move is None):
-        if _fled(res.target) and ruleset.fleeing_miss == "escaped":
+        if has_fled(res.target) and ruleset.fleeing_miss == "escaped":
             _escaped(res, scene, ruleset)
             return
         _fail(res, scene, ruleset)
@@ -391,13 +391,13 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
             return
         res.notes.append(f"{charged.id} cannot reform against {res.charger.id} anywhere on the "
                          "table, so the special charge cannot be made")
-    if _fled(res.target) and ruleset.fleeing_miss == "escaped":
+    if has_fled(res.target) and ruleset.fleeing_miss == "escaped":
         _escaped(res, scene, ruleset)
         return
     _fail(res, scene, ruleset)
 
 
-def _fled(target: g.Unit) -> bool:
+def has_fled(target: g.Unit) -> bool:
     """Whether the charged unit is fleeing, or fled off the table after the declaration
     (a destroyed unit cannot be charged otherwise)."""
     return target.state in ("fleeing", "destroyed")

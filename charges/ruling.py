@@ -10,10 +10,19 @@ from __future__ import annotations
 import geometry as g
 
 from .declaration import Declaration, declare
+from .dice import by_count
 from .flee import Flight, flee
 from .report import sigma_mm, to_json
 from .request import ChargeDecl, Request, parse_request
-from .resolution import Resolution, apply_dice, apply_outcome, assess, resolve, scene_with
+from .resolution import (
+    Resolution,
+    apply_dice,
+    apply_outcome,
+    assess,
+    has_fled,
+    resolve,
+    scene_with,
+)
 
 
 def _by_target(decls: tuple[ChargeDecl, ...]) -> list[list[ChargeDecl]]:
@@ -49,8 +58,7 @@ def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
     roll = req.flee.get(target.id)
     if roll is None:
         return None
-    rules = req.ruleset.flee_rules(target.swiftstride)
-    rule = next((r for r in rules if r.n == len(roll)), rules[0])
+    rule = by_count(req.ruleset.flee_rules(target.swiftstride), len(roll))
     f = flee(scene, target, units[group[0].charger], g.in_to_mm(rule.total(roll)),
              req.ruleset.flee_gap_mm, req.ruleset.flee_gap_from_friends)
     units[target.id] = target.placed(f.pose, state="destroyed" if f.destroyed else "fleeing")
@@ -72,7 +80,7 @@ def rule(request: dict) -> dict:
             if group[0].target in req.flee else None
         flight = _flight(before, group, req, units)
         current = scene_with(scene, units)
-        fled = units[group[0].target].state in ("fleeing", "destroyed")
+        fled = has_fled(units[group[0].target])
         if len(group) > 1 and fled and declared is None:
             # Several chargers against a fleeing unit: no align and no priority list (RULES.md
             # 7), so no joint move either; each charge is made in turn, declared before any.
@@ -92,10 +100,11 @@ def rule(request: dict) -> dict:
                 results.append(res)
         else:
             results = _multiple(current, group, req, units, declared)
+            for res in results:
+                apply_outcome(units, res)
         for res in results:
             res.flight = flight
             sigmas[res.decl] = sigma_mm([res.charger, res.target])
-            apply_outcome(units, res)
             done[res.decl] = res
     return {
         "ruleset": req.ruleset.name,

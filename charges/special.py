@@ -104,11 +104,11 @@ def plan_special(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.Faci
         return known[u.id]
 
     kept: set[str] = set()  # enemies in the way known chargeable: they stay
+    rules = ruleset.move_rules()  # the charge's own search's: the memo's plan serves
     while True:
         moves, _ = search_moves(charger, target, facing,
                                 world.without({u.id for u in near} - kept), None, False, 1,
-                                refine=False, memo=memo, count=False,
-                                rules=ruleset.move_rules())
+                                refine=False, memo=memo, count=False, rules=rules)
         if not moves:
             return None
         touched = _touched(charger.formation, moves[0], [u for u in near if u.id not in kept])

@@ -59,7 +59,7 @@ def validation_errors(errors: list[Any], prefix: tuple[str, ...] = ()) -> tuple[
         msg = str(e.get("msg", "")).removeprefix("Value error, ")
         if e.get("type") == "json_invalid":  # loc is ('body', character): say so
             at = next((p for p in loc if isinstance(p, int)), None)
-            loc = ["body", "body"]
+            loc = ["body"]
             msg = "not valid JSON" + (f" (at character {at})" if at is not None else "")
         items.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
     lines = []
