@@ -74,7 +74,19 @@ def hex_rule(kind: str, position: dict, **options: Any) -> dict:
     pos = load_position(position, ruleset, bool(chosen.get("fix_wagons", False)))
     ctx = ruleset.make_context(RULING_NAMES.get(kind, kind), pos, chosen, data, source)
     ctx.reasons.extend(pos.notes)
-    return handler(ctx, **own)
+    try:
+        return handler(ctx, **own)
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+        if isinstance(exc, HexRequestError) or data is None or \
+                getattr(ctx, "last_table", None) is None:
+            raise
+        # The user's own rules data (README: bring your own) with an entry of the wrong shape:
+        # the table the ruling was reading names it (docs/hex-rules-data.md says each shape).
+        raise HexRequestError(
+            f"rules_data.{ctx.last_table}",
+            f"this entry (or one inside it) has the wrong type or shape for the ruling "
+            f"({type(exc).__name__}: {exc}); docs/hex-rules-data.md describes each table",
+            "BAD_RULES_DATA") from exc
 
 
 def describe() -> list[dict]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from .errors import HexRequestError
 from .fields import parse_hex_text
-from .ruling import Context, unit_of
+from .ruling import Context, MissingRulesData, unit_of
 
 BREAKS = (("facing_change", "MOM_FACING_CHANGE", "changed facing"),
           ("fired", "MOM_FIRED", "fired"), ("retreated", "MOM_RETREATED", "retreated"),
@@ -67,11 +67,20 @@ def resolve(ctx: Context, unit: Any, path: Any = None, reacted_in_cc: bool = Fal
             fault = (moved[last_int]["n"] if last_int >= 0 else None, code,
                      "it was intercepted and has not moved two more hexes" if last_int >= 0
                      else f"it entered {len(after)} hex(es) by movement; Momentum needs two")
-        elif ctx.opt("momentum_hexes") == "any_two":
-            faults = [_window_fault(ctx, u, after[i:i + 2]) for i in range(len(after) - 1)]
-            fault = None if any(f is None for f in faults) else faults[-1]
         else:
-            fault = _window_fault(ctx, u, after[-2:])
+            try:
+                if ctx.opt("momentum_hexes") == "any_two":
+                    faults = [_window_fault(ctx, u, after[i:i + 2])
+                              for i in range(len(after) - 1)]
+                    fault = None if any(f is None for f in faults) else faults[-1]
+                else:
+                    fault = _window_fault(ctx, u, after[-2:])
+            except MissingRulesData:
+                # Which hexes are open terrain is the user's table (NEEDS_RULES_DATA is
+                # recorded): the answer is unknown, never guessed.
+                return ctx.ruling(momentum={"unit": u.id, "qualifies": None,
+                                            "failing_step": None, "reason": "NEEDS_RULES_DATA",
+                                            "drm": None})
     ok = fault is None
     ctx.say(f"{u.id} {'qualifies' if ok else 'does not qualify'} for Momentum"
             + ("" if ok else f": {fault[2]}") + " (11.3.6).")

@@ -60,6 +60,8 @@ class Context:
     decisions: list[str] = field(default_factory=list)
     explanation: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    #: The rules-data entry last found (:meth:`table`): named when the user's data is malformed.
+    last_table: str | None = None
 
     # -- options and decisions ---------------------------------------------------------------
     def opt(self, name: str) -> Any:
@@ -105,6 +107,8 @@ class Context:
                 value = None
                 break
             value = value[part]
+        if value is not None:
+            self.last_table = key  # for the error when the user's rules data is malformed
         if value is None and required:
             self.need(section, key)
             raise MissingRulesData(key)
