@@ -243,7 +243,8 @@ async function detect() {
   setStatus("Finding the table and the units…");
   const form = new FormData();
   form.append("photo", state.photo, state.photoName);
-  form.append("markers", state.markersText);
+  // As a file, not a text field: a form field is limited to 1 MB, a file is not.
+  form.append("markers", new Blob([state.markersText], { type: "application/json" }), "markers.json");
   try {
     const scene = await api("/api/detect", { method: "POST", body: form });
     if (seq !== state.detectSeq) return;
@@ -568,7 +569,8 @@ async function submitRuling(ev) {
   }
   const form = new FormData();
   form.append("photo", state.photo, state.photoName);
-  form.append("markers", state.markersText);
+  // As a file, not a text field: a form field is limited to 1 MB, a file is not.
+  form.append("markers", new Blob([state.markersText], { type: "application/json" }), "markers.json");
   form.append("charges", JSON.stringify(declared()));
   if (dice) form.append("dice", JSON.stringify(dice));
   form.append("ruleset", $("ruleset-select").value);
