@@ -27,7 +27,7 @@ import numpy as np
 from geometry import load_scene
 
 from .camera import DEFAULT_FOV_DEG, Intrinsics
-from .cautions import calibration_warnings, three_marker_warning
+from .cautions import assumed_focal_warning, calibration_warnings, three_marker_warning
 from .errors import DetectionError
 from .focal import refine_focal
 from .lens import LensFit, fit_k1
@@ -118,6 +118,10 @@ def _table(table_seen: dict[int, np.ndarray], ms: MarkerSet, shape: tuple[int, .
         warnings.append(f"table markers {view.outliers} do not fit the others (moved?) and "
                         "were not used")
     warnings += calibration_warnings(calibration, (shape[1], shape[0]), view, nominal)
+    if parallax:
+        warnings += assumed_focal_warning(view, [u.height_mm for u in ms.units],
+                                          fov_deg or DEFAULT_FOV_DEG,
+                                          calibration is not None or fov_deg is not None)
     return view, warnings
 
 
