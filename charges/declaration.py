@@ -36,6 +36,9 @@ class Declaration:
     facing: g.FacingName
     #: The ruleset's facing decision with its evidence (model counts, a contested facing).
     decision: FacingDecision | None = None
+    #: The ruleset's "no impossible charge" test (tow 1.2, whfb8 2.2) was made when the
+    #: charge was declared (resolution.room_when_declared), not to be made again at its move.
+    room_checked: bool = False
 
 
 def _points_along(line: shapely.LineString | shapely.MultiLineString, step: float
@@ -166,9 +169,12 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         shapely.intersection(arc, target.body.polygon, grid_size=g.OVERLAY_GRID_MM).area > 0
     if not in_arc:
         reasons.append(f"{target.id} is not inside {charger.id}'s front arc")
-    dist = g.closest(charger.body.polygon, target.body.polygon)
+    dist = g.closest(charger.body.bases, target.body.bases) \
+        if ruleset.distance_to == "bases" else \
+        g.closest(charger.body.polygon, target.body.polygon)
     max_range = ruleset.max_range_in(charger)
-    too_far = dist.distance_in > max_range + 1e-9
+    # Within EPS_MM, as the range test and the roll needed measure (dice.needed).
+    too_far = dist.distance_mm > g.in_to_mm(max_range) + g.EPS_MM
     # tow 1.5: a fleeing unit across the way fled there after the charges were declared
     # (reactions come before the charge moves), so it hid nothing at the declaration.
     fled = frozenset(u.id for u in scene.units if u.state == "fleeing") \

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
+from geometry.constants import EPS_MM
+
 
 @dataclass(frozen=True)
 class DiceRule:
@@ -57,9 +59,10 @@ class DiceRule:
 
     def needed(self, distance_in: float, advance_in: float) -> int:
         """The smallest dice total that covers the distance (RULES.md 3: distance minus advance,
-        rounded up to whole pips; never below the smallest possible roll)."""
-        # A hair of slack so that 10.0000000001 in (floating noise) still needs 10.
-        raw = math.ceil(distance_in - advance_in - 1e-9)
+        rounded up to whole pips; never below the smallest possible roll). A range within
+        EPS_MM of the distance covers it, as the range test says (Resolution.in_range), so
+        the distance is taken EPS_MM shorter here too."""
+        raw = math.ceil(distance_in - advance_in - EPS_MM / 25.4)
         return max(raw, self.min_total)
 
 

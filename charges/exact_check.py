@@ -35,9 +35,13 @@ class Attempt:
 
 def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g.Body,
                     world: World, target_turns: bool = False,
-                    target_world: World | None = None, align: bool = True) -> Attempt:
+                    target_world: World | None = None, align: bool = True,
+                    end_form: g.Formation | None = None) -> Attempt:
     """Sweep the candidate's path and the align (``align=False``: the path to first contact
-    alone, where nobody aligns and the gap stays, tow 1.5); cheap tests first."""
+    alone, where nobody aligns and the gap stays, tow 1.5); cheap tests first. ``end_form``:
+    ``form`` is the front-edge strip of that formation (front_edge.py), whose whole footprint
+    must also be clear where the charger ends (tow 1.4: "the final footprint may not overlap
+    anything")."""
     pre_coords = boundary_coords(form, cand.pre_align)
     tgt_coords = boundary_coords(target.form, target.pose)
     # First contact must be a touch, not an overlap, and must actually touch.
@@ -59,6 +63,14 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
         blk = world.blocked(pre_poly)
         if blk:
             return Attempt(False, blk, "contact position")
+    if end_form is not None:
+        # The strip's front is the unit's: the unit's centre stands behind the strip's.
+        end = cand.final if align and not target_turns else cand.pre_align
+        whole = g.boundary(end_form, g.forward(end, -(end_form.depth - form.depth) / 2))
+        if not world.box_clear(whole.bounds, ignore_target=True):
+            blk = world.blocked(whole)
+            if blk:
+                return Attempt(False, blk, "final position")
     pose = start
     for step in cand.steps():
         if not world.box_clear(step.bounds(form, pose)):

@@ -12,6 +12,7 @@ import geometry as g
 
 from .dice import format_chance
 from .rulesets.base import T9A_WORDS
+from .search import LONGER
 
 if TYPE_CHECKING:
     from .moves import FailedMove
@@ -81,11 +82,14 @@ def _facing_sentence(res: Resolution) -> str:
     c, t, d = res.charger, res.target, res.declaration
     w = _words(res)
     dec = d.decision
-    if dec is not None and dec.counts is not None:
-        counts = ", ".join(f"{v:g} in its {k} arc" for k, v in dec.counts.items() if v)
+    if dec is not None and dec.counts is not None and any(dec.counts.values()):
+        # The arcs are the target's; the models the charger's front rank (tow 1.1).
+        parts = [f"{v:g} in {poss(t.id) if i == 0 else 'its'} {k} arc"
+                 for i, (k, v) in enumerate((k, v) for k, v in dec.counts.items() if v)]
+        counts = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         how = f" ({dec.tie})" if dec.tie else ""
-        return (f"{poss(c.id).capitalize()} front-rank models stand {counts}, so the charge "
-                f"hits {poss(t.id)} {d.facing}{how} ({w['facing']}).")
+        return (f"Of {poss(c.id)} front-rank models, {counts}, so the charge hits its "
+                f"{d.facing}{how} ({w['facing']}).")
     share = d.shares[d.facing]
     if share > 0.5:
         return (f"{_pct(share)} of {c.id} stands in {poss(t.id)} {d.facing} arc, so the charge "
@@ -105,10 +109,23 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
         out.append("The charge cannot be declared: " + "; ".join(d.reasons) +
                    f" ({w['declare']}).")
     else:
-        out.append(f"{t.id} is {_in(dist.distance_mm)} away at the closest points, inside "
+        # With a Flee! reaction the charge was declared against where the target stood.
+        f = res.flight
+        then = res.declared.distance if f is not None and res.declared is not None else dist
+        was = "was" if f is not None else "is"
+        out.append(f"{t.id} {was} {_in(then.distance_mm)} away at the closest points, inside "
                    f"{poss(c.id)} front arc and in sight, within the longest possible charge of "
                    f"{d.max_range_in:g} in ({adv:g} in {w['movement']} + "
                    f"{d.max_range_in - adv:g}).")
+    if res.flight is not None:
+        f = res.flight
+        where = "off the table edge, and is destroyed" if f.destroyed else \
+            f"now {_in(dist.distance_mm)} away"
+        carried = f" (it carried on to {_in(f.moved_mm)} to end clear)" \
+            if f.moved_mm > f.distance_mm + 1e-6 else ""
+        out.append(f"{t.id} flee: they turn {abs(f.turn_deg):.1f} degrees to face directly away "
+                   f"from {c.id} and move {_in(f.distance_mm)}{carried}, {where} "
+                   f"({w.get('flee', 'Flee')}).")
     if t.state == "fleeing" and not (res.ruleset and res.ruleset.fleeing_aligns):
         out.append(f"{t.id} is fleeing, so any facing may be charged and there is no align "
                    f"({w['fleeing']}).")
@@ -128,7 +145,8 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
         if res.move is None and res.through is not None:
             out.append(_through_sentence(res))
         elif res.odds == 0.0 and (res.move is None or not res.move.aligned):
-            why = "no legal charge move exists" if res.move is None else \
+            why = res.stays if res.stays is not None else \
+                "no legal charge move exists" if res.move is None else \
                 f"neither {c.id} nor {t.id} can align"
             out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
                        f"{why}, so the charge cannot succeed whatever the roll (chance 0%).")
@@ -141,8 +159,10 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
         dice = ", ".join(map(str, res.dice))
         verdict = "enough" if res.in_range else "short"
         against = g.mm_to_in(res.compared_mm)
-        out.append(f"They rolled {dice}: {roll} {adv:g} + {total} = {res.range_in:g} in, "
-                   f"{verdict} for {against:.2f} in.")
+        # tow names the dice's result the Charge roll, and M + it the charge range (1.3).
+        named = "" if roll == "charge range" else f"{roll} {total}, "
+        out.append(f"They rolled {dice}: {named}charge range {adv:g} + {total} = "
+                   f"{res.range_in:g} in, {verdict} for {against:.2f} in.")
     _explain_move(res, out)
     if not certain:
         out.append(f"Too close to call: moving a unit by {margin:.1f} mm would change the "
@@ -159,12 +179,15 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
             res.declaration.declarable:
         verb = "would " if res.outcome is None else ""
         if t.state == "fleeing":
-            out.append(f"The shortest move reaching {t.id}: {c.id} {verb}"
-                       f"{describe_steps(res)}.")
+            # t9a-1 (RULES.md 7) takes the shortest move; tow runs it down with a normal
+            # charge move into the facing it best meets (1.7).
+            which = "best charge move" if res.ruleset is not None and \
+                res.ruleset.fleeing_aligns else "shortest move"
+            out.append(f"The {which} reaching {t.id}: {c.id} {verb}{describe_steps(res)}.")
             if res.outcome == "caught_fleeing":
-                out.append(f"{t.id} is caught and destroyed; {c.id} are disrupted until the end"
-                           " of the player turn and may test Discipline for a post-combat "
-                           f"reform ({w['fleeing']}).")
+                after = w.get("after_caught", T9A_WORDS["after_caught"])
+                out.append(f"{t.id} is caught and destroyed; {c.id} {after} "
+                           f"({w['fleeing']}).")
             return
         if m.aligned:
             out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
@@ -248,8 +271,14 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
     if res.outcome == "failed":
         if res.in_range and res.move is None and res.ruleset is not None and \
                 res.ruleset.range_measure == "paid_path" and not res.notes:
-            out.append(f"No legal charge move is short enough for the roll: the charge fails "
-                       f"({w['range']}).")
+            # The best contact's paths: too long for the roll, or blocked whatever the roll.
+            why = res.rejected[0].reason if res.rejected else LONGER
+            if LONGER in why:
+                out.append(f"No legal charge move is short enough for the roll: the charge "
+                           f"fails ({w['range']}).")
+            else:
+                out.append(f"No legal charge move exists ({why}): the charge fails "
+                           f"({w['range']}).")
         elif res.in_range:
             if res.special is not None and res.special.charged is None:
                 why = res.special.stopped_by or "nothing"

@@ -126,62 +126,98 @@ def failed_wheel_move(form: g.Formation, start: g.Pose, aim: tuple[float, float]
             blocked_by = blk.describe() if blk is not None else "an obstacle"
             angle *= frac
 
-    def keeps_gap(pose: g.Pose) -> bool:
-        if gap_world is None or gap_mm <= 0:
-            return True
-        poly = g.boundary(form, pose)
-        return not any(shapely.dwithin(o.polygon, poly, gap_mm - 1e-6)
-                       for o in gap_world.obstacles)
+    # Only where the unit ends counts for the gap, not the way there ("no unit may end a
+    # move within 1 in", tow 1.4; 7a: the forward part shortened, then the wheel). A unit
+    # already that near at the start may move on if it ends clear; if it cannot, it stays.
+    watch = [] if gap_world is None or gap_mm <= 0 else list(gap_world.obstacles)
 
-    if abs(angle) > 1e-9 and not keeps_gap(g.wheel(form, start, pivot, angle)):
+    def keeps_gap(pose: g.Pose) -> bool:
+        poly = g.boundary(form, pose)
+        return not any(shapely.dwithin(o.polygon, poly, gap_mm - GAP_TOL_MM) for o in watch)
+
+    def leg(angle: float) -> tuple[g.Pose, float, str | None, float | None, str | None]:
+        """After the wheel by ``angle``: the pose, the forward room, what stops it, the longest
+        forward move of that room ending the gap away (None: not even none), what cut it."""
+        pose = g.wheel(form, start, pivot, angle) if abs(angle) > MIN_WHEEL_DEG else start
+        rest = max(distance_mm - form.width * math.radians(abs(angle)), 0.0)
+        moved, stopped_by = forward_room(form, pose, world, rest)
+        here = g.boundary(form, pose)
+        for o in world.obstacles:
+            # Already touching what lies ahead: the move would end in contact (or over it by
+            # the tolerance); a failed charge never does, so it stays (whfb8 2.5's W8-5).
+            if moved > 0 and shapely.dwithin(o.polygon, here, g.EPS_MM) and \
+                    shapely.intersection(g.Forward(moved).swept(form, pose),
+                                         o.polygon).area > 1e-6:
+                moved, stopped_by = 0.0, o.describe()
+        ends, cut = end_gap_room(form, pose, moved, watch, gap_mm)
+        return pose, moved, stopped_by, ends, cut
+
+    pose, moved, stopped_by, ends, cut = leg(angle)
+    if ends is None:
+        # Even no forward move keeps the gap after this wheel: the wheel is shortened too.
         full = angle
         angle = full * _clear_fraction(lambda f: keeps_gap(g.wheel(form, start, pivot,
                                                                    full * f)))
+        pose, moved, stopped_by, ends, cut = leg(angle)
+    if ends is not None and ends < moved - 1e-9:
+        moved = ends
+        if cut is not None:
+            stopped_by = f"{cut} (ending {gap_mm / 25.4:g} in away)"
+    elif ends is None:
+        moved = 0.0
+        if cut is not None:
+            stopped_by = f"{cut} (no end position along the way is {gap_mm / 25.4:g} in from it)"
     steps: list[g.Step] = []
-    pose = start
     if abs(angle) > MIN_WHEEL_DEG:
         steps.append(g.Wheel(pivot, angle))
-        pose = g.wheel(form, start, pivot, angle)
-    rest = max(distance_mm - form.width * math.radians(abs(angle)), 0.0)
-    moved, stopped_by = forward_room(form, pose, world, rest)
-    here = g.boundary(form, pose)
-    for o in world.obstacles:
-        # Already touching what lies ahead: the move would end in contact (or over it by the
-        # tolerance); a failed charge never does, so it stays (whfb8 2.5's W8-5).
-        if moved > 0 and shapely.dwithin(o.polygon, here, g.EPS_MM) and \
-                shapely.intersection(g.Forward(moved).swept(form, pose), o.polygon).area > 1e-6:
-            moved, stopped_by = 0.0, o.describe()
-    if gap_world is not None and gap_mm > 0 and moved > 0:
-        near, near_hit, _ = first_contact(form, pose, gap_world, gap_mm=gap_mm,
-                                          exact_gap=True)
-        if near < moved:
-            moved = max(near - 1e-6, 0.0)
-            stopped_by = next((f"{o.describe()} (ending {gap_mm / 25.4:g} in away)"
-                               for o in gap_world.obstacles if o.id == near_hit), stopped_by)
-        # A unit left exactly the gap away by the wheel, which the move then slides towards
-        # at a slant, is not met ahead (it already touches the grown obstacle): what the
-        # end keeps decides, the forward part shortened until it keeps the gap (7a).
-        start_poly = g.boundary(form, start)
-        watch = [o for o in gap_world.obstacles
-                 if shapely.distance(o.polygon, start_poly) >= gap_mm - GAP_TOL_MM]
-
-        def ends_clear(d: float) -> bool:
-            poly = g.boundary(form, g.forward(pose, d))
-            return not any(shapely.dwithin(o.polygon, poly, gap_mm - GAP_TOL_MM)
-                           for o in watch)
-
-        if moved > 0 and not ends_clear(moved):
-            full = moved
-            moved = full * _clear_fraction(lambda f: ends_clear(full * f))
-            close = next((o for o in watch if shapely.dwithin(
-                o.polygon, g.boundary(form, g.forward(pose, full)), gap_mm - GAP_TOL_MM)), None)
-            if close is not None:
-                stopped_by = f"{close.describe()} (ending {gap_mm / 25.4:g} in away)"
     if moved > 1e-9:
         steps.append(g.Forward(moved))
         pose = g.forward(pose, moved)
     return FailedMove(steps, pose, wanted, angle, blocked_by, distance_mm, moved, stopped_by,
                       "wheel")
+
+
+#: Where a shortened forward move's end is bisected to (mm).
+END_TOL_MM = 1e-4
+
+
+def end_gap_room(form: g.Formation, pose: g.Pose, moved: float, watch: list,
+                 gap_mm: float) -> tuple[float | None, str | None]:
+    """The longest forward move from ``pose`` of at most ``moved`` whose end keeps ``gap_mm``
+    from every obstacle of ``watch``, and the obstacle that shortened it (7a: the forward
+    part shortened so that the unit ends the gap away); (None, ...) when not even staying
+    put does. The distance from a convex piece of an obstacle to the unit moved straight by
+    ``d`` is convex in ``d``, so the moves ending too near one piece form one interval: a
+    move ending in it is shortened to below its start, by bisection, until no piece's
+    interval holds it."""
+    if not watch or gap_mm <= 0:
+        return moved, None
+    pieces = [(o, shapely.Polygon(p)) for o in watch for p in o.convex_parts]
+    shapely.prepare([p for _, p in pieces])
+    limit = gap_mm - GAP_TOL_MM
+
+    def near(d: float, piece: shapely.Geometry) -> bool:
+        return bool(shapely.dwithin(piece, g.boundary(form, g.forward(pose, d)), limit))
+
+    d, cut = moved, None
+    while True:
+        bad = [(o, p) for o, p in pieces if near(d, p)]
+        if not bad:
+            return d, cut
+        lowest = d
+        for o, p in bad:
+            if near(0.0, p):
+                return None, o.describe()
+            lo, hi = 0.0, d  # clear at lo, too near at hi: the interval starts between
+            while hi - lo > END_TOL_MM:
+                mid = (lo + hi) / 2
+                if near(mid, p):
+                    hi = mid
+                else:
+                    lo = mid
+            if lo < lowest:
+                lowest, cut = lo, o.describe()
+        d = lowest
 
 
 #: First wheels tried by the two-wheel failed move (whfb8 2.6 [D]): every 15 degrees each way.

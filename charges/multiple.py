@@ -271,7 +271,8 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
         # Only the front edge is swept (tow 1.4): its strip is refined, and the unit's move
         # made from it kept when its end footprint fits.
         mover, ahead = strip_of(charger)
-        better = unit_move(polish_move(mover, into, m.strip, world), charger, ahead)  # type: ignore[arg-type]
+        better = unit_move(polish_move(mover, into, m.strip, world, charger.formation),  # type: ignore[arg-type]
+                           charger, ahead)
         if world.blocked(g.boundary(charger.formation, better.final)) is None:
             moves[d] = better
     return Plan(plan.order, moves)

@@ -44,6 +44,9 @@ class SearchPlan:
     keys: tuple[np.ndarray, ...]  # np.lexsort keys of the search order, for every row
     offsets: np.ndarray  # the end offsets, as ``at`` indexes them
     form: g.Formation  # the charger's
+    #: The whole formation when ``form`` is its front-edge strip (MoveRules.end_form): its
+    #: footprint must be clear where the charger ends (exact_check.check_candidate).
+    end_form: g.Formation | None = None
 
     def sorted(self, rows: np.ndarray) -> np.ndarray:
         """``rows`` (ascending) in search order: group by group, each by CandidateTable.order
@@ -80,7 +83,7 @@ class SearchPlan:
         return cls(cls.key_of(charger, target, facing, exclude, rules), frame, groups, big,
                    offs_gid, at, row_gid, members,
                    _flush_corners(frame, rules.end_form or form, offs),
-                   (*big.rank_keys(), row_gid), offs, form)
+                   (*big.rank_keys(), row_gid), offs, form, rules.end_form)
 
     @cached_property
     def contact_id(self) -> np.ndarray:

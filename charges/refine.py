@@ -24,10 +24,12 @@ from .shortest import slots_of
 from .world import World
 
 
-def polish_move(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World) -> ChargeMove:
+def polish_move(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World,
+                end_form: g.Formation | None = None) -> ChargeMove:
     """``move`` (found without refinement) made the shortest legal path of its kind in
     ``world`` (RULES.md 4, tie-breaks measured): multiple charges choose their moves on the
-    grid, then refine the chosen ones with every other charger in its final place."""
+    grid, then refine the chosen ones with every other charger in its final place.
+    ``end_form``: ``charger`` is that formation's front-edge strip (check_candidate)."""
     from .shortest import shortest_in, slot_of
 
     c = move.candidate
@@ -37,7 +39,7 @@ def polish_move(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World)
     frame = facing_frame(target.body, move.facing)
     lo, hi = offset_interval(offset_breakpoints(frame, form), c.s)
     low = shortest_in(form, start, frame, slot_of(c.family, c.align_point, frame), lo, hi)
-    best = _polish(form, start, target.body, frame, c, low, world)
+    best = _polish(form, start, target.body, frame, c, low, world, end_form=end_form)
     if best is c:
         return move
     return _finish(charger, target, frame, best, False, move.rejected, True, move.contact_id)
@@ -50,7 +52,8 @@ TURN_RESOLUTION_DEG = 0.005
 
 def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Candidate,
                 tbody: g.Body, world: World, target_world: World,
-                max_length: float = math.inf) -> Candidate:
+                max_length: float = math.inf,
+                end_form: g.Formation | None = None) -> Candidate:
     """The smallest target turn for ``cand``'s end position and family (RULES.md 4, priority
     2: "as little as possible", measured): the target turns by the charger's arrival angle,
     which a wheel closer to the final facing makes smaller. The grid gave the first legal
@@ -67,7 +70,8 @@ def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Cand
         c = candidate_at(form, start, frame, slot, cand.s, cand.wheel_deg + mid)
         if c is not None and abs(c.align_deg) < abs(good.align_deg) and \
                 c.length <= max_length + 1e-6 and check_candidate(
-                form, start, c, tbody, world, target_turns=True, target_world=target_world).ok:
+                form, start, c, tbody, world, target_turns=True, target_world=target_world,
+                end_form=end_form).ok:
             good, lo = c, mid
         else:
             hi = mid
@@ -136,7 +140,7 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
         keys.append((slot_of(c.family, c.align_point, frame), *offset_interval(list(breaks),
                                                                                c.s)))
     bounds = shortest_many(form, start, frame, keys)
-    best = _polish(form, start, tbody, frame, first, bounds[0], world)
+    best = _polish(form, start, tbody, frame, first, bounds[0], world, end_form=plan.end_form)
     order = sorted(range(1, len(keys)),
                    key=lambda j: bounds[j].length if bounds[j] is not None else math.inf)
     for j in order:
@@ -144,9 +148,9 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
         if low is None or low.length >= best.length - POLISH_TOL_MM:
             continue
         c = cands.row(picked[j - 1])
-        if not check_candidate(form, start, c, tbody, world).ok:
+        if not check_candidate(form, start, c, tbody, world, end_form=plan.end_form).ok:
             continue
-        r = _polish(form, start, tbody, frame, c, low, world, beat=best)
+        r = _polish(form, start, tbody, frame, c, low, world, beat=best, end_form=plan.end_form)
         if r.key() < best.key():
             best = r
     return best
@@ -154,12 +158,12 @@ def _best_refined(form: g.Formation, start: g.Pose, tbody: g.Body, frame: Facing
 
 def _polish(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
             cand: Candidate, shortest: object, world: World,
-            beat: Candidate | None = None) -> Candidate:
+            beat: Candidate | None = None, end_form: g.Formation | None = None) -> Candidate:
     """The shortest legal path of ``cand``'s kind, from the legal ``cand`` and the shortest
     path of that kind (``shortest``, a shortest.Shortest, legal or not): that one when legal;
     else the last legal point of a bisection between the two in (end offset, wheel) space,
     which stops at whatever blocks the shorter path. With ``beat``, paths not ranked before
-    it are not worth checking."""
+    it are not worth checking. ``end_form``: as check_candidate's."""
     from .shortest import towards
 
     limit = cand if beat is None or cand.key() < beat.key() else beat
@@ -169,14 +173,15 @@ def _polish(form: g.Formation, start: g.Pose, tbody: g.Body, frame: FacingFrame,
     slot, s1, th1 = shortest.slot, shortest.s, shortest.theta  # type: ignore[attr-defined]
     c = candidate_at(form, start, frame, slot, s1, th1)
     if c is not None and c.key() < limit.key() and \
-            check_candidate(form, start, c, tbody, world).ok:
+            check_candidate(form, start, c, tbody, world, end_form=end_form).ok:
         return c
     good, lo_t, hi_t = cand, 0.0, 1.0
     a, b = (cand.s, cand.wheel_deg), (s1, th1)
     for _ in range(BISECT_STEPS):
         t = (lo_t + hi_t) / 2
         c = candidate_at(form, start, frame, slot, *towards(a, b, t))
-        if c is not None and check_candidate(form, start, c, tbody, world).ok:
+        if c is not None and check_candidate(form, start, c, tbody, world,
+                                             end_form=end_form).ok:
             lo_t = t
             if c.key() < good.key():
                 good = c

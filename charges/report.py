@@ -6,11 +6,15 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
+import shapely
+
 import geometry as g
 
 from .explain import explain
 from .resolution import Resolution, charger_after
 from .rulesets import Ruleset
+from .rulesets.base import front_rank_centres
 
 
 def sigma_mm(units: list[g.Unit]) -> float:
@@ -23,10 +27,65 @@ def sigma_mm(units: list[g.Unit]) -> float:
     return math.sqrt(total)
 
 
+#: Front ranks up to this many models are searched for the fewest crossings exactly.
+EXACT_MODELS = 12
+
+
+def _models_margin(res: Resolution) -> float | None:
+    """How far the charger could move before the facing decided by its front-rank models
+    changes (tow 1.1, whfb8 2.1): a model changes arc when its base centre crosses a ray, the
+    charger moving at least the centre's distance to the other arc. The least distance by
+    which some set of models crossing (each into its nearest other arc) changes the decision
+    (facing, or contested or not) through the ruleset's own rule; None for rulesets that
+    decide by area."""
+    rs, d = res.ruleset, res.declaration
+    dec = d.decision
+    if rs is None or dec is None or dec.counts is None or \
+            rs.facing_from_counts(dec.counts, dec.roll) is None:
+        return None
+    arcs = res.target.body.arcs
+    centres = shapely.points(np.asarray(front_rank_centres(res.charger), dtype=float))
+    table = shapely.distance(np.asarray([arcs[k] for k in g.FACINGS])[:, None],
+                             centres[None, :])  # (arcs, centres), in one call
+    moves = []  # (distance to cross, from arc, to arc) per centre
+    for col in table.T:
+        dist = {k: float(v) for k, v in zip(g.FACINGS, col, strict=True)}
+        here = [k for k in g.FACINGS if dist[k] <= 1e-7]
+        if len(here) != 1:
+            return 0.0  # a centre on a ray: any move changes its count
+        other = min((k for k in g.FACINGS if k != here[0]), key=lambda k: dist[k])
+        moves.append((dist[other], here[0], other))
+    moves.sort()
+    base = (dec.facing, dec.contested)
+
+    def changed(subset: list[tuple[float, str, str]]) -> bool:
+        counts = dict(dec.counts)  # type: ignore[arg-type]
+        for _, a, b in subset:
+            counts[a] -= 1
+            counts[b] += 1
+        new = rs.facing_from_counts(counts, dec.roll)
+        return new is not None and (new.facing, new.contested) != base
+
+    for k, move in enumerate(moves):
+        if k >= EXACT_MODELS:  # many models: the nearest ones all crossing, a cruder bound
+            if changed(moves[:k + 1]):
+                return move[0]
+            continue
+        # Sets whose farthest member is model k (the others nearer): the least change first.
+        for mask in range(1 << k):
+            if changed([move] + [moves[j] for j in range(k) if mask >> j & 1]):
+                return move[0]
+    return math.inf
+
+
 def _facing_margin(res: Resolution) -> float:
-    """How far the charger could move before the charged facing changes: the share of the
-    winning arc above one half, spread over the length of the charger cut by the arc's rays; or,
-    when no ray crosses the charger, its distance to the nearest ray."""
+    """How far the charger could move before the charged facing changes: by front-rank
+    models (_models_margin), or the share of the winning arc above one half, spread over the
+    length of the charger cut by the arc's rays; or, when no ray crosses the charger, its
+    distance to the nearest ray."""
+    by_models = _models_margin(res)
+    if by_models is not None:
+        return by_models
     t, c = res.target, res.charger
     win = t.body.arcs[res.declaration.facing]  # built by the declaration already
     poly = c.body.polygon

@@ -64,6 +64,9 @@ class Resolution:
     shortest_mm: float | None = None
     #: The target's Flee! reaction to this charge, when it fled (charges/flee.py).
     flight: Any = None
+    #: The declaration made before any reaction or move (its distance: where the target
+    #: stood before it fled), when the ruling settled it first.
+    declared: Declaration | None = None
     #: Why the charger makes no move at all (tow 1.2: a Marching Column), when it does not.
     stays: str | None = None
     #: Set when the target had to align to the charger and the ruleset flags it (tow:
@@ -114,6 +117,10 @@ def _odds(res: Resolution) -> float:
         scene = res.world_scene
         if scene is not None and scene.unit(res.special.charged).state == "engaged":
             return 0.0  # an engaged unit never reforms, so no special charge (RULES.md 5)
+        if scene is not None and reform_placement(
+                scene, res.charger, g.forward(res.charger.pose, res.special.forward_mm),
+                scene.unit(res.special.charged)) is None:
+            return 0.0  # no room to reform, whatever the roll (RULES.md 5)
         reach = max(res.declaration.distance.distance_mm, res.special.forward_mm)
         need = res.dice_rule.needed(g.mm_to_in(reach), res.charger.advance_in or 0.0)
         return float(res.dice_rule.chance_at_least(need))
@@ -192,13 +199,15 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     d = declare(scene, charger, target, ruleset, facing_roll=facing_roll)
     if declared is not None:
         d = replace(d, declarable=declared.declarable, reasons=list(declared.reasons),
-                    in_front_arc=declared.in_front_arc, visible=declared.visible)
+                    in_front_arc=declared.in_front_arc, visible=declared.visible,
+                    room_checked=declared.room_checked)
     if d.decision is not None and not provisional_facing:
         ruleset.check_facing_roll(d.decision, facing_roll, charger.id, target.id)
     rule = ruleset.dice_for(charger)
     adv = charger.advance_in or 0.0
     needed = rule.needed(d.distance.distance_in, adv)
-    res = Resolution(decl, charger, target, d, rule, needed, ruleset=ruleset)
+    res = Resolution(decl, charger, target, d, rule, needed, ruleset=ruleset,
+                     declared=declared)
     if not d.declarable:
         res.odds = _odds(res)
         return res
@@ -229,12 +238,35 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     elif paid and res.through is not None:
         res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
     if ruleset.requires_room and res.move is None and res.special is None and \
-            res.through is None and target.state not in ("fleeing", "destroyed"):
+            res.through is None and target.state not in ("fleeing", "destroyed") and \
+            not d.room_checked:
         why = ("no charge move within the longest possible roll of "
                f"{adv + rule.max_total:g} in") if paid else "no legal charge move exists"
         res.declaration = replace(d, declarable=False, reasons=[*d.reasons, why])
     res.odds = _odds(res)
     return res
+
+
+def room_when_declared(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
+                       decl: ChargeDecl, d: Declaration, might_move: frozenset[str],
+                       facing_roll: int | None = None) -> Declaration:
+    """``d`` with the ruleset's "no impossible charge" test made as the charge is declared
+    (tow 1.2, whfb8 2.2: obstructions that make every charge move impossible forbid it,
+    "unless a unit might move out of the way"): some legal move within the longest possible
+    roll must exist in ``scene`` without the units of ``might_move``, the charger's friends
+    with a charge of their own to make ([D] tow 1.2: they might move first; enemies do not
+    move but by fleeing). Sight and the rest were judged in the whole scene."""
+    if not ruleset.requires_room or not d.declarable:
+        return replace(d, room_checked=True)
+    gone = might_move - {charger.id, target.id}
+    view = scene if not gone else g.Scene.model_construct(
+        table=scene.table, terrain=scene.terrain,
+        units=[u for u in scene.units if u.id not in gone])
+    room = assess(view, charger, target, ruleset, decl, facing_roll).declaration
+    if room.declarable:
+        return replace(d, room_checked=True)
+    return replace(d, declarable=False, reasons=[*d.reasons, room.reasons[-1]],
+                   room_checked=True)
 
 
 def _through(scene: g.Scene, res: Resolution, world: World, ruleset: Ruleset,
@@ -293,7 +325,7 @@ def _shortest_paid(res: Resolution, world: World, ruleset: Ruleset, longest: flo
     short = shortest_move(mover, res.target, world, plan, longest)  # type: ignore[arg-type]
     if short is None:
         return res.move.length_mm
-    short = polish_move(mover, res.target, short, world)  # type: ignore[arg-type]
+    short = polish_move(mover, res.target, short, world, rules.end_form)  # type: ignore[arg-type]
     return min(res.move.length_mm, short.length_mm)
 
 
@@ -466,6 +498,6 @@ def apply_outcome(units: dict[str, g.Unit], res: Resolution) -> None:
         if (p.files, p.ranks) != (units[cid].files, units[cid].ranks):
             n = units[cid].model_count
             rear = n - p.files * (p.ranks - 1)
-            changes.update(files=p.files, ranks=p.ranks,
+            changes.update(files=p.files, ranks=p.ranks, models=n,
                            rear_rank=list(range(rear)) if rear < p.files else "centre")
         units[cid] = units[cid].placed(p.pose, **changes)

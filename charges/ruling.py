@@ -21,6 +21,7 @@ from .resolution import (
     assess,
     has_fled,
     resolve,
+    room_when_declared,
     scene_with,
 )
 
@@ -44,9 +45,19 @@ def _multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
 
 def _declarations(scene: g.Scene, group: list[ChargeDecl], req: Request,
                   units: dict[str, g.Unit]) -> dict[ChargeDecl, Declaration]:
-    """Each charge of ``group`` as declared in ``scene``, before any reaction or move."""
-    return {d: declare(scene, units[d.charger], units[d.target], req.ruleset,
-                       facing_roll=req.facing_roll.get(d.charger)) for d in group}
+    """Each charge of ``group`` as declared in ``scene``, before its target reacts and before
+    any charge moves; the ruleset's "no impossible charge" test counts the request's other
+    chargers as units that might move out of the way (room_when_declared)."""
+    chargers = frozenset(d.charger for d in req.charges)
+    out = {}
+    for d in group:
+        charger, target = units[d.charger], units[d.target]
+        roll = req.facing_roll.get(d.charger)
+        made = declare(scene, charger, target, req.ruleset, facing_roll=roll)
+        friends = frozenset(c for c in chargers if units[c].side == charger.side)
+        out[d] = room_when_declared(scene, charger, target, req.ruleset, d, made, friends,
+                                    roll)
+    return out
 
 
 def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
@@ -66,28 +77,35 @@ def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
 
 
 def rule(request: dict) -> dict:
-    """The ruling for a request (DESIGN.md, Ruling request and ruling)."""
+    """The ruling for a request (DESIGN.md, Ruling request and ruling).
+
+    Every charge is declared, and its target reacts, before any charge moves (tow 1.2 and
+    1.7, whfb8 2.2: one charge at a time, the target reacting before the next is declared;
+    RULES.md 2): so a unit that moves out of the way, or into it, changes no declaration.
+    Then the charges move, target by target in the request's order."""
     req = parse_request(request)
     scene = req.scene
     units = {u.id: u for u in scene.units}
+    groups = _by_target(req.charges)
+    declared: dict[ChargeDecl, Declaration] | None = None
+    flights: dict[str, Flight | None] = {}
+    if len(req.charges) > 1 or req.flee:
+        declared = {}
+        for group in groups:
+            now = scene_with(scene, units)
+            declared.update(_declarations(now, group, req, units))
+            flights[group[0].target] = _flight(now, group, req, units)
     done: dict[ChargeDecl, Resolution] = {}
     sigmas: dict[ChargeDecl, float] = {}
-    for group in _by_target(req.charges):
-        before = scene_with(scene, units)
-        # The charges are declared before the target reacts (tow 1.2, whfb8 2.2): whether
-        # they could be is settled before its flight.
-        declared = _declarations(before, group, req, units) \
-            if group[0].target in req.flee else None
-        flight = _flight(before, group, req, units)
+    for group in groups:
         current = scene_with(scene, units)
         fled = has_fled(units[group[0].target])
-        if len(group) > 1 and fled and declared is None:
-            # Several chargers against a fleeing unit: no align and no priority list (RULES.md
-            # 7), so no joint move either; each charge is made in turn, declared before any.
-            declared = _declarations(current, group, req, units)
         if len(group) == 1 or fled:
+            # Several chargers against a fleeing unit: no align and no priority list (RULES.md
+            # 7), so no joint move either; each charge is made in turn: the first to reach it
+            # catches it, the others find it gone.
             results = []
-            for decl in group:  # the first to reach it catches it; the others find it gone
+            for decl in group:
                 current = scene_with(scene, units)
                 res = assess(current, units[decl.charger], units[decl.target], req.ruleset,
                              decl, req.facing_roll.get(decl.charger),
@@ -103,7 +121,7 @@ def rule(request: dict) -> dict:
             for res in results:
                 apply_outcome(units, res)
         for res in results:
-            res.flight = flight
+            res.flight = flights.get(group[0].target)
             sigmas[res.decl] = sigma_mm([res.charger, res.target])
             done[res.decl] = res
     return {

@@ -49,6 +49,10 @@ from .world import CLEAR, World
 #: that builds it (most searches never need it), or None when the target may not turn.
 TargetWorld = World | Callable[[], World] | None
 
+#: Why a group of end positions has no path within the range (tow compares the roll with the
+#: paid path), as the explanation quotes it.
+LONGER = "every path there is longer than the charge range"
+
 
 def search_charge(charger: g.Unit, target: g.Unit, facing: g.FacingName, world: World,
                   target_world: TargetWorld = None, allow_target_turn: bool = True,
@@ -80,7 +84,7 @@ def _first_legal(charger: g.Unit, target: g.Unit, world: World, plan: SearchPlan
             c = big.row(int(i))
             if stop_at is not None and abs(c.s - stop_at) < 1e-6:
                 return None
-            if check_candidate(form, start, c, tbody, world).ok:
+            if check_candidate(form, start, c, tbody, world, end_form=plan.end_form).ok:
                 return _finish(charger, target, plan.frame, c, False, rejected, True,
                                int(plan.contact_id[plan.at[i]]))
     return None
@@ -211,7 +215,7 @@ class MoveSearch:
         if not self.fits.all():
             for j, times in zip(*np.unique(plan.row_gid[~self.fits], return_counts=True),
                                 strict=True):
-                self.reasons[int(j)]["every path there is longer than the charge range"] += \
+                self.reasons[int(j)][LONGER] += \
                     int(times)
         self.max_length = max_length
         self.unaligned = rules.unaligned
@@ -279,6 +283,7 @@ class MoveSearch:
     def first_row(self) -> bool:
         """Row 0 of the order is legal: it is taken (k == 1 searches only)."""
         c = self.plan.big.row(int(self.order[0]))
+        # (Its end position is one of the plan's, known clear for the whole formation.)
         if not check_candidate(self.form, self.start, c, self.tbody, self.world).ok:
             return False
         self.close_until(int(self.seq_gid[0]))
@@ -391,9 +396,9 @@ class MoveSearch:
                 if self.taken(int(i)):
                     continue
                 if check_candidate(form, start, c, self.tbody, self.world, target_turns=True,
-                                   target_world=target_world).ok:
+                                   target_world=target_world, end_form=plan.end_form).ok:
                     c = _least_turn(form, start, plan.frame, c, self.tbody, self.world,
-                                    target_world, self.max_length)
+                                    target_world, self.max_length, plan.end_form)
                     self.found.append(_finish(self.charger, self.target, plan.frame, c, True,
                                               list(self.rejected), self.count,
                                               self.contact_of(int(i))))
@@ -480,7 +485,7 @@ class MoveSearch:
         for i in plan.sorted(alive):
             c = big.row(int(i))
             if check_candidate(self.form, self.start, c, self.tbody, self.world,
-                               align=False).ok:
+                               align=False, end_form=plan.end_form).ok:
                 self.found.append(_finish(self.charger, self.target, plan.frame, c, False,
                                           list(self.rejected), self.count,
                                           self.contact_of(int(i)), aligned=False))

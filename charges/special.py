@@ -176,6 +176,7 @@ def reform_placement(scene: g.Scene, charger: g.Unit, charger_pose: g.Pose,
     for files, ranks in _formations(charged):
         rear = charged.model_count - files * (ranks - 1)
         unit = charged.placed(charged.pose, files=files, ranks=ranks,
+                              models=charged.model_count,
                               rear_rank=list(range(rear)) if rear < files else "centre")
         found = best_for(unit, maximise=False)
         if found is not None:

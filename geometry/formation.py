@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import shapely
 from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
 
 from .pose import Point, Pose
 
@@ -179,6 +180,25 @@ class Body:
     @cached_property
     def polygon(self) -> Polygon:
         return boundary(self.form, self.pose)
+
+    @cached_property
+    def bases(self) -> BaseGeometry:
+        """The models' bases, for distances: the tray's boundary, but for a short rank, whose
+        empty places are not part of the unit where distances are measured base to base
+        (RULES-editions.md 1.1 [D], 2.3: never to the tray). Then the full ranks as one box
+        and the short rank's bases each (a collection: a distance needs no union)."""
+        form = self.form
+        slots = form.model_slots()
+        if len(slots) == form.files * form.ranks:
+            return self.polygon
+        short = form.ranks - 1 if form.ranks > 1 else 0
+        boxes = [polygon_of(box_coords(self.pose, *form.base_local(r, f)))
+                 for r, f in slots if r == short]
+        if short:
+            u0, _, _, v1 = form.base_local(0, 0)
+            _, u1, v0, _ = form.base_local(short - 1, form.files - 1)
+            boxes.append(polygon_of(box_coords(self.pose, u0, u1, v0, v1)))
+        return shapely.GeometryCollection(boxes)
 
     @cached_property
     def corners(self) -> dict[CornerName, Point]:

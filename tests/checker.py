@@ -178,7 +178,7 @@ def _reformed(u: _U, step: g.Step) -> _U:
         n = u.unit.model_count
         files, ranks = int(step.files), int(step.ranks)
         rear = n - files * (ranks - 1)
-        unit = u.unit.placed(step.pose, files=files, ranks=ranks,
+        unit = u.unit.placed(step.pose, files=files, ranks=ranks, models=n,
                              rear_rank=list(range(rear)) if rear < files else "centre")
         return replace(u, form=unit.formation, unit=unit)
     return u

@@ -9,7 +9,8 @@ ruleset it is. The hooks, by RULES-editions.md 6's rows:
 - ``max_range_in`` (declare_max_range), ``requires_room`` (declare_requires_room) and
   ``column_cannot_charge`` (tow's Marching Column);
 - ``dice`` (range_dice): any roll of the DiceRule shape, with exact odds;
-- ``range_measure`` (range_measure): the closest distance, or the paid path;
+- ``range_measure`` (range_measure): the closest distance, or the paid path; ``distance_to``:
+  between the boundaries, or the models' bases;
 - ``wheel_cost_mm`` (wheel_cost), ``max_wheel_deg`` (max_wheel_deg);
 - ``swept`` (swept_shape): the whole boundary, or the front edge only;
 - ``target_aligns_flag`` (align's fallback): what a target that aligns to the charger sets;
@@ -49,6 +50,8 @@ class FacingDecision:
     contested: bool = False
     #: How the tie was broken, in words, when it was.
     tie: str | None = None
+    #: The facing roll that decided a contested facing (whfb8).
+    roll: int | None = None
 
 
 #: The rulebook names explanations cite, per topic (RULES.md 1-8's sections in t9a-1's book).
@@ -61,6 +64,8 @@ T9A_WORDS: dict[str, str] = {
     "turn_target": "Maximising Contact, priority 2: as little as possible",
     "movement": "advance",
     "after_failed": "they are disrupted until the end of the player turn",
+    "after_caught": "are disrupted until the end of the player turn and may test Discipline "
+                    "for a post-combat reform",
 }
 
 
@@ -80,6 +85,10 @@ class Ruleset:
     #: What the charge roll is compared with: the closest distance between the boundaries
     #: (RULES.md 3) or the paid path (tow 1.3).
     range_measure: Literal["closest", "paid_path"] = "closest"
+    #: What the closest distance is measured between: the units' boundaries (RULES.md 2-3) or
+    #: their models' bases, where a short rank's empty places are not part of the unit (tow
+    #: 1.1 [D], whfb8 2.3: base to base, never the tray).
+    distance_to: Literal["boundary", "bases"] = "boundary"
     #: What a moving charger may not sweep through: its whole boundary (RULES.md 4) or only its
     #: front edge (tow 1.4, FAQ); the final position is always the whole footprint.
     swept: Literal["boundary", "front_edge"] = "boundary"
@@ -180,6 +189,13 @@ class Ruleset:
         for a contested facing (whfb8)."""
         return FacingDecision(self.charged_facing(shares))
 
+    def facing_from_counts(self, counts: dict[str, float],
+                           roll: int | None = None) -> FacingDecision | None:
+        """The facing decided by front-rank model counts alone (facing_rule
+        ``front_rank_models``), for how far the charger may move before it changes
+        (report.margin_mm); None for rulesets that decide by area."""
+        return None
+
     def check_facing_roll(self, decision: FacingDecision, roll: int | None, charger: str,
                           target: str) -> None:
         """A contested facing is decided by the request's roll, never guessed: without it the
@@ -228,16 +244,22 @@ class Ruleset:
                 "range_measure": self.range_measure, "swept": self.swept}
 
 
+def front_rank_centres(charger: g.Unit) -> list[tuple[float, float]]:
+    """The base centres of the charger's front-rank models (tow 1.1 [D])."""
+    form, pose = charger.formation, charger.pose
+    out = []
+    for _, file in g.front_files(form):
+        u0, u1, v0, v1 = form.base_local(0, file)
+        out.append(pose.to_world((u0 + u1) / 2, (v0 + v1) / 2))
+    return out
+
+
 def front_rank_counts(charger: g.Unit, target: g.Unit) -> dict[str, float]:
     """The charger's front-rank model base centres in each of the target's arcs (tow 1.1 [D]:
     a model is in the arc holding its base centre; a centre exactly on a ray counts half to
     each arc)."""
     arcs = target.body.arcs
-    form, pose = charger.formation, charger.pose
-    centres = []
-    for _, file in g.front_files(form):
-        u0, u1, v0, v1 = form.base_local(0, file)
-        centres.append(pose.to_world((u0 + u1) / 2, (v0 + v1) / 2))
+    centres = front_rank_centres(charger)
     inside = shapely.dwithin(np.array([arcs[n] for n in g.FACINGS])[:, None],
                              shapely.points(np.asarray(centres))[None, :], 1e-7)  # (4, files)
     share = inside / np.maximum(inside.sum(axis=0), 1)[None, :]

@@ -44,6 +44,8 @@ TOW_WORDS = {
     "other_enemies": "Charging More Than One Unit: each enemy touched is charged too",
     "movement": "Movement",
     "after_failed": "they cannot move again this turn",
+    "flee": "Flee! Charge Reaction",
+    "after_caught": "may take a Leadership test to reform, and cannot move again this turn",
     "turn_target": "Unable to Align: the target aligns to the charger",
     "accidental": "Accidental Contact During a Charge",
 }
@@ -52,8 +54,13 @@ TOW_WORDS = {
 def decide_by_models(charger: g.Unit, target: g.Unit) -> tuple[dict[str, float], list[str]]:
     """The front-rank model counts per arc and the arcs holding the most (a tie lists more)."""
     counts = front_rank_counts(charger, target)
+    return counts, most(counts)
+
+
+def most(counts: dict[str, float]) -> list[str]:
+    """The arcs holding the most models (a tie lists more)."""
     best = max(counts.values())
-    return counts, [k for k, v in counts.items() if abs(v - best) <= 1e-9]
+    return [k for k, v in counts.items() if abs(v - best) <= 1e-9]
 
 
 class OldWorld(Ruleset):
@@ -80,7 +87,13 @@ class OldWorld(Ruleset):
 
     def facing(self, charger: g.Unit, target: g.Unit, shares: dict[g.FacingName, float],
                roll: int | None = None) -> FacingDecision:
-        counts, tied = decide_by_models(charger, target)
+        counts, _ = decide_by_models(charger, target)
+        return self.facing_from_counts(counts, roll)
+
+    def facing_from_counts(self, counts: dict[str, float],
+                           roll: int | None = None) -> FacingDecision:
+        """1.1: the arc with more front-rank models; a tie to the least advantage."""
+        tied = most(counts)
         if len(tied) == 1:
             return FacingDecision(tied[0], counts)  # type: ignore[arg-type]
         pick = min(tied, key=lambda k: (ADVANTAGE[k], k))
@@ -107,6 +120,7 @@ TOW = register(OldWorld(
     priorities=("undeclared_enemies", "within_range", "models_in_contact", "charger_models",
                 "path"),
     unaligned="gap", facing_rule="front_rank_models", range_measure="paid_path", swept="front_edge",
+    distance_to="bases",
     special_charge=False, requires_room=True,
     column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
     failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, flee_gap_mm=25.4,

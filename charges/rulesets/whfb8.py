@@ -19,7 +19,7 @@ import geometry as g
 
 from . import register
 from .base import FacingDecision, Ruleset
-from .tow import decide_by_models
+from .tow import decide_by_models, most
 
 #: The order a facing roll reads the contested arcs in (2.1: front, flank, rear).
 ORDER = {"front": 0, "left": 1, "right": 1, "rear": 2}
@@ -33,6 +33,8 @@ WHFB8_WORDS = {
     "other_enemies": "Charging More Than One Unit",
     "movement": "Movement",
     "after_failed": "they cannot move again this turn",
+    "flee": "Flee!",
+    "after_caught": "may test Leadership to reform",
     "turn_target": "Unusual Situations: the enemy closes the door",
 }
 
@@ -40,7 +42,13 @@ WHFB8_WORDS = {
 class Fantasy8(Ruleset):
     def facing(self, charger: g.Unit, target: g.Unit, shares: dict[g.FacingName, float],
                roll: int | None = None) -> FacingDecision:
-        counts, tied = decide_by_models(charger, target)
+        counts, _ = decide_by_models(charger, target)
+        return self.facing_from_counts(counts, roll)
+
+    def facing_from_counts(self, counts: dict[str, float],
+                           roll: int | None = None) -> FacingDecision:
+        """2.1: the arc with more front-rank models; a tie is contested, decided by a D6."""
+        tied = most(counts)
         if len(tied) == 1:
             return FacingDecision(tied[0], counts)  # type: ignore[arg-type]
         ordered = sorted(tied, key=lambda k: (ORDER[k], k))
@@ -50,13 +58,14 @@ class Fantasy8(Ruleset):
         pick = ordered[0] if roll <= 3 else ordered[-1]
         return FacingDecision(pick, counts, contested=True,  # type: ignore[arg-type]
                               tie=f"no clear majority of front-rank models; the facing roll "
-                              f"of {roll} gives the {pick}")
+                              f"of {roll} gives the {pick}", roll=roll)
 
 
 WHFB8 = register(Fantasy8(
     "whfb8", "Warhammer Fantasy Battle 8th edition",
     priorities=("undeclared_enemies", "models_in_contact", "equal_split"),
     unaligned="fail", facing_rule="front_rank_models", special_charge=False, requires_room=True,
+    distance_to="bases",
     failed_turns=False, failed_gap_mm=25.4, failed_wheels=2,
     gap_from_enemies_only=False, equalise_chargers=True, flee_gap_mm=25.4,
     flee_gap_from_friends=True,

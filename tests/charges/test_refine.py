@@ -124,3 +124,31 @@ def test_a_rival_that_can_win_is_refined():
     assert ch["priorities"]["path_mm"] == 303.196
     assert abs(ch["priorities"]["wheel_deg"] + 42.45) < 0.01
     assert [s["kind"] for s in ch["path"]] == ["wheel", "forward", "align"]
+
+
+def test_front_edge_refinement_keeps_the_whole_footprint_clear() -> None:
+    """tow sweeps the front edge only (1.4), but "the final footprint may not overlap anything":
+    the refinement of a front-edge path must keep the whole unit's end clear. On this bench
+    table (the tow reference's table 10) red4's first legal grid path into blue3's right ends
+    at offset 150 mm; its kind's shorter paths end nearer impassable terrain0, where the
+    strip fits but the 5 x 4 unit behind it overlaps the rock. The refinement once moved the
+    end there, the whole move was then refused, and the charge was called impossible: a
+    friend standing elsewhere (red3, in the reference's multiple charge) changed which path
+    was refined and made it declarable, the search not monotonic in its obstacles. The
+    refined move now stops where the footprint still fits: 335.161 mm, a 41.7% chance."""
+    request = json.loads((CASES / "front_edge_end_footprint.json").read_text())
+    ch = charges.rule(request)["charges"][0]
+    assert ch["declarable"] and ch["reasons"] == []
+    assert ch["needed_in"] == 9 and abs(ch["odds"] - 15 / 36) < 1e-6
+    assert ch["priorities"]["path_mm"] == 335.161
+    scene = g.load_scene(request["scene"])
+    red4 = next(u for u in scene.units if u.id == "red4")
+    final = g.boundary(red4.formation, g.Pose(**ch["final"]))
+    rock = next(t for t in scene.terrain if t.id == "terrain0").shape
+    assert not g.overlapping(final, rock)
+    # With a friend added far off the way, the ruling is the same (monotonic in obstacles).
+    with_friend = json.loads(json.dumps(request))
+    with_friend["scene"]["units"].append({**next(
+        u for u in request["scene"]["units"] if u["id"] == "red4"), "id": "far", "x": 150.0,
+        "y": 1100.0})
+    assert charges.rule(with_friend)["charges"][0]["priorities"] == ch["priorities"]
