@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import shapely
 
 import geometry as g
@@ -192,21 +193,29 @@ def end_gap_room(form: g.Formation, pose: g.Pose, moved: float, watch: list,
     interval holds it."""
     if not watch or gap_mm <= 0:
         return moved, None
-    pieces = [(o, shapely.Polygon(p)) for o in watch for p in o.convex_parts]
-    shapely.prepare([p for _, p in pieces])
+    owners = [o for o in watch for _ in o.convex_parts]
+    pieces = np.array([shapely.Polygon(p) for o in watch for p in o.convex_parts],
+                      dtype=object)
+    shapely.prepare(pieces)
     limit = gap_mm - GAP_TOL_MM
+
+    def near_all(d: float) -> np.ndarray:
+        """Which pieces the unit moved by ``d`` ends too near, in one call."""
+        return shapely.dwithin(pieces, g.boundary(form, g.forward(pose, d)), limit)
 
     def near(d: float, piece: shapely.Geometry) -> bool:
         return bool(shapely.dwithin(piece, g.boundary(form, g.forward(pose, d)), limit))
 
+    at_start = near_all(0.0)
     d, cut = moved, None
     while True:
-        bad = [(o, p) for o, p in pieces if near(d, p)]
-        if not bad:
+        bad = np.flatnonzero(near_all(d))
+        if not len(bad):
             return d, cut
         lowest = d
-        for o, p in bad:
-            if near(0.0, p):
+        for i in bad.tolist():
+            o, p = owners[i], pieces[i]
+            if at_start[i]:
                 return None, o.describe()
             lo, hi = 0.0, d  # clear at lo, too near at hi: the interval starts between
             while hi - lo > END_TOL_MM:
