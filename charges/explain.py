@@ -125,7 +125,7 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
             if f.moved_mm > f.distance_mm + 1e-6 else ""
         out.append(f"{t.id} flee: they turn {abs(f.turn_deg):.1f} degrees to face directly away "
                    f"from {c.id} and move {_in(f.distance_mm)}{carried}, {where} "
-                   f"({w.get('flee', 'Flee')}).")
+                   f"({w['flee']}).")
     if t.state == "fleeing" and not (res.ruleset and res.ruleset.fleeing_aligns):
         out.append(f"{t.id} is fleeing, so any facing may be charged and there is no align "
                    f"({w['fleeing']}).")
@@ -185,8 +185,7 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                 res.ruleset.fleeing_aligns else "shortest move"
             out.append(f"The {which} reaching {t.id}: {c.id} {verb}{describe_steps(res)}.")
             if res.outcome == "caught_fleeing":
-                after = w.get("after_caught", T9A_WORDS["after_caught"])
-                out.append(f"{t.id} is caught and destroyed; {c.id} {after} "
+                out.append(f"{t.id} is caught and destroyed; {c.id} {w['after_caught']} "
                            f"({w['fleeing']}).")
             return
         if m.aligned:

@@ -40,8 +40,8 @@ def _models_margin(res: Resolution) -> float | None:
     decide by area."""
     rs, d = res.ruleset, res.declaration
     dec = d.decision
-    if rs is None or dec is None or dec.counts is None or \
-            rs.facing_from_counts(dec.counts, dec.roll) is None:
+    if rs is None or rs.facing_rule != "front_rank_models" or dec is None or \
+            dec.counts is None:
         return None
     arcs = res.target.body.arcs
     centres = shapely.points(np.asarray(front_rank_centres(res.charger), dtype=float))
@@ -64,7 +64,7 @@ def _models_margin(res: Resolution) -> float | None:
             counts[a] -= 1
             counts[b] += 1
         new = rs.facing_from_counts(counts, dec.roll)
-        return new is not None and (new.facing, new.contested) != base
+        return (new.facing, new.contested) != base
 
     for k, move in enumerate(moves):
         if k >= EXACT_MODELS:  # many models: the nearest ones all crossing, a cruder bound

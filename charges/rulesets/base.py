@@ -66,6 +66,7 @@ T9A_WORDS: dict[str, str] = {
     "after_failed": "they are disrupted until the end of the player turn",
     "after_caught": "are disrupted until the end of the player turn and may test Discipline "
                     "for a post-combat reform",
+    "flee": "Flee",
 }
 
 
@@ -185,16 +186,19 @@ class Ruleset:
 
     def facing(self, charger: g.Unit, target: g.Unit, shares: dict[g.FacingName, float],
                roll: int | None = None) -> FacingDecision:
-        """Which facing the charge hits (t9a-1: by area, RULES.md 1). ``roll``: a D6 given
-        for a contested facing (whfb8)."""
+        """Which facing the charge hits: by area (t9a-1, RULES.md 1), or by the charger's
+        front-rank models (``facing_rule``, :meth:`facing_from_counts`). ``roll``: a D6
+        given for a contested facing (whfb8)."""
+        if self.facing_rule == "front_rank_models":
+            return self.facing_from_counts(front_rank_counts(charger, target), roll)
         return FacingDecision(self.charged_facing(shares))
 
     def facing_from_counts(self, counts: dict[str, float],
-                           roll: int | None = None) -> FacingDecision | None:
+                           roll: int | None = None) -> FacingDecision:
         """The facing decided by front-rank model counts alone (facing_rule
-        ``front_rank_models``), for how far the charger may move before it changes
-        (report.margin_mm); None for rulesets that decide by area."""
-        return None
+        ``front_rank_models``): also asked how far the charger may move before it changes
+        (report.margin_mm)."""
+        raise NotImplementedError(f"{self.name} decides the facing by area")
 
     def check_facing_roll(self, decision: FacingDecision, roll: int | None, charger: str,
                           target: str) -> None:
@@ -252,6 +256,12 @@ def front_rank_centres(charger: g.Unit) -> list[tuple[float, float]]:
         u0, u1, v0, v1 = form.base_local(0, file)
         out.append(pose.to_world((u0 + u1) / 2, (v0 + v1) / 2))
     return out
+
+
+def most(counts: dict[str, float]) -> list[str]:
+    """The arcs holding the most models (a tie lists more)."""
+    best = max(counts.values())
+    return [k for k, v in counts.items() if abs(v - best) <= 1e-9]
 
 
 def front_rank_counts(charger: g.Unit, target: g.Unit) -> dict[str, float]:

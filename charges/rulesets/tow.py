@@ -27,7 +27,7 @@ import geometry as g
 
 from ..dice import HIGHER_OF_2D6, HIGHER_OF_2D6_PLUS_D6, TWO_D6, DiceRule
 from . import register
-from .base import FacingDecision, Ruleset, front_rank_counts
+from .base import FacingDecision, Ruleset, most
 
 #: A flee roll with Swiftstride's +D6 (1.7): all three dice summed.
 TWO_D6_PLUS_D6 = DiceRule(3, 2, "2D6 + D6", extra=1)
@@ -51,18 +51,6 @@ TOW_WORDS = {
 }
 
 
-def decide_by_models(charger: g.Unit, target: g.Unit) -> tuple[dict[str, float], list[str]]:
-    """The front-rank model counts per arc and the arcs holding the most (a tie lists more)."""
-    counts = front_rank_counts(charger, target)
-    return counts, most(counts)
-
-
-def most(counts: dict[str, float]) -> list[str]:
-    """The arcs holding the most models (a tie lists more)."""
-    best = max(counts.values())
-    return [k for k, v in counts.items() if abs(v - best) <= 1e-9]
-
-
 class OldWorld(Ruleset):
     def dice(self, swiftstride: bool) -> DiceRule:
         return HIGHER_OF_2D6_PLUS_D6 if swiftstride else HIGHER_OF_2D6
@@ -84,11 +72,6 @@ class OldWorld(Ruleset):
         """M + 6, the best unmodified Charge roll; +3 with Swiftstride (errata p.178)."""
         assert unit.advance_in is not None
         return unit.advance_in + 6 + (3 if unit.swiftstride else 0)
-
-    def facing(self, charger: g.Unit, target: g.Unit, shares: dict[g.FacingName, float],
-               roll: int | None = None) -> FacingDecision:
-        counts, _ = decide_by_models(charger, target)
-        return self.facing_from_counts(counts, roll)
 
     def facing_from_counts(self, counts: dict[str, float],
                            roll: int | None = None) -> FacingDecision:

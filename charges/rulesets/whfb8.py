@@ -15,11 +15,8 @@ What differs from the base (t9a-1):
 
 from __future__ import annotations
 
-import geometry as g
-
 from . import register
-from .base import FacingDecision, Ruleset
-from .tow import decide_by_models, most
+from .base import FacingDecision, Ruleset, most
 
 #: The order a facing roll reads the contested arcs in (2.1: front, flank, rear).
 ORDER = {"front": 0, "left": 1, "right": 1, "rear": 2}
@@ -40,11 +37,6 @@ WHFB8_WORDS = {
 
 
 class Fantasy8(Ruleset):
-    def facing(self, charger: g.Unit, target: g.Unit, shares: dict[g.FacingName, float],
-               roll: int | None = None) -> FacingDecision:
-        counts, _ = decide_by_models(charger, target)
-        return self.facing_from_counts(counts, roll)
-
     def facing_from_counts(self, counts: dict[str, float],
                            roll: int | None = None) -> FacingDecision:
         """2.1: the arc with more front-rank models; a tie is contested, decided by a D6."""
