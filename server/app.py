@@ -31,6 +31,7 @@ from fastapi.staticfiles import StaticFiles
 from server import routes_detect, routes_hex, routes_page, routes_reviews, routes_rulings
 from server.body_limit import BodyLimit
 from server.errors import install_error_handlers
+from server.head import HeadAsGet
 from server.openapi import install_openapi
 from server.routes_page import STATIC_DIR
 from server.storage import ReviewStore
@@ -86,6 +87,7 @@ def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int 
     )
     app.state.store, app.state.workers = store, workers
     app.add_middleware(BodyLimit, max_bytes=int(max_upload_mb * 1_000_000))
+    app.add_middleware(HeadAsGet)
     install_error_handlers(app)
     install_openapi(app)
     for router in ROUTERS:

@@ -108,6 +108,8 @@ def allowed_methods(request: Request) -> list[str]:
     for route in getattr(request.app.state, "routes", ()):
         if isinstance(route, APIRoute) and route.path_regex.match(path):
             methods |= route.methods
+    if "GET" in methods:
+        methods.add("HEAD")  # answered as GET without the body (server/head.py)
     return sorted(methods)
 
 
