@@ -200,10 +200,23 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
         if res.outcome == "caught_fleeing":
             out.append(f"{t.id} is run down and removed; {c.id} may take a Leadership test to "
                        f"reform, and cannot move again this turn ({w['fleeing']}).")
+        aligns = {a.unit: a for a in res.secondary_aligns}
+        rs = res.ruleset
+        # tow 1.5: the charge is disordered against those units only.
+        flag = rs.target_aligns_flag if rs is not None and rs.secondary_flag else None
         for other in res.secondary:
             out.append(f"No legal move reaches {poss(t.id)} {m.facing} without touching "
                        f"{other}, so {c.id} end in contact with {other} too: {other} is "
                        f"charged as well, reacts and fights ({w['other_enemies']}).")
+            a = aligns.get(other)
+            if a is None:
+                continue
+            how = (f"turns {abs(a.turn_deg):.1f} degrees about the contact point to align to "
+                   f"{c.id}") if a.final is not None else \
+                f"cannot turn to align to {c.id} (blocked by {a.blocked}), so the gap is left"
+            extra = f"; the charge is {flag} against {other} only" if flag else ""
+            out.append(f"{other} is touched at an angle and {how}{extra} "
+                       f"({w['secondary_align']}).")
         if m.target_final is not None:
             flag = res.ruleset.target_aligns_flag if res.ruleset is not None else None
             extra = f"; the charge is {flag}" if flag else ""

@@ -310,6 +310,9 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
         best = _polished(scene, best, units, target)
         for d in best.order:
             res, m = results[d], best.moves[d]
+            if m is not res.move:
+                # The joint plan touches no other enemy (its chargers' worlds forbid it).
+                res.secondary, res.secondary_aligns = (), []
             res.move = m
             if m is None:
                 others = [o.charger for o in best.order if best.moves[o] is not None]

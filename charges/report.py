@@ -148,6 +148,10 @@ def _path_json(res: Resolution) -> list[dict]:
         # The target turns about the contact point (RULES.md 4, fallback).
         out.append(g.step_to_json(g.Align(m.target_pivot, m.target_turn_deg), m.target_final,
                                   res.target.id))
+    if res.outcome in ("success", None) and res.move is not None:
+        for a in res.secondary_aligns:  # tow 1.5: other enemies touched align to the charger
+            if a.final is not None:
+                out.append(g.step_to_json(g.Align(a.pivot, a.turn_deg), a.final, a.unit))
     return out
 
 
@@ -225,6 +229,16 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         out["secondary_targets"] = list(res.secondary)
         if priorities is not None:
             priorities["other_enemies"] = len(res.secondary)
+        rs = res.ruleset or ruleset
+        if rs.secondary_aligns:
+            # tow 1.5, whfb8 2.5: those touched at an angle align to the charger; where a
+            # turn is blocked the gap is left.
+            out["secondary_final"] = {a.unit: a.final.to_json() for a in res.secondary_aligns
+                                      if a.final is not None}
+            out["secondary_unaligned"] = [a.unit for a in res.secondary_aligns
+                                          if a.final is None]
+            if rs.secondary_flag:
+                out[rs.secondary_flag] = [a.unit for a in res.secondary_aligns]
     rs = res.ruleset or ruleset
     dec = d.decision
     if dec is not None and dec.counts is not None:

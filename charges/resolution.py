@@ -25,6 +25,7 @@ from .request import ChargeDecl
 from .rulesets import Ruleset
 from .search import search_charge, shortest_move
 from .secondary import search_secondary
+from .secondary_align import SecondaryAlign, align_secondaries
 from .special import Placement, SpecialPlan, plan_special, reform_placement
 from .world import World
 
@@ -57,6 +58,8 @@ class Resolution:
     multiple: dict[str, Any] | None = None
     #: Other enemies the move cannot avoid touching at its end (RULES.md 4, priority 1).
     secondary: tuple[str, ...] = ()
+    #: Those of them touched at an angle, aligning to the charger (tow 1.5, whfb8 2.5).
+    secondary_aligns: list[SecondaryAlign] = field(default_factory=list)
     world: World | None = None  # the charger's world, in the scene it was assessed in
     world_scene: g.Scene | None = None
     ruleset: Ruleset | None = None
@@ -168,6 +171,21 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
     return move, rejected, secondary
 
 
+def settle_secondaries(res: Resolution, scene: g.Scene) -> None:
+    """The other enemies the move touches at an angle align to the charger, where the ruleset
+    says so (tow 1.5, whfb8 2.5; charges/secondary_align.py): in the scene the move leaves,
+    the charger and a turned target at their final poses."""
+    res.secondary_aligns = []
+    rs = res.ruleset
+    if rs is None or not rs.secondary_aligns or res.move is None or not res.secondary:
+        return
+    charger = res.charger.placed(res.move.final)
+    moved = {charger.id: charger}
+    if res.move.target_final is not None:
+        moved[res.target.id] = res.target.placed(res.move.target_final)
+    res.secondary_aligns = align_secondaries(scene_with(scene, moved), charger, res.secondary)
+
+
 def _fleeing_move(scene: g.Scene, charger: g.Unit, target: g.Unit, world: World,
                   ruleset: Ruleset, max_length: float) -> ChargeMove | None:
     """Charging a fleeing unit: any facing. t9a-1 (RULES.md 7): no align, the shortest move
@@ -227,6 +245,7 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         memo = SearchMemo()
         res.move, res.rejected, res.secondary = find_move(scene, charger, target, d.facing,
                                                           world, ruleset, longest, memo)
+        settle_secondaries(res, scene)
         if res.move is None and ruleset.special_charge:
             res.special = plan_special(scene, charger, target, d.facing, world, ruleset,
                                        memo)
@@ -391,6 +410,7 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
             res.move, res.rejected, res.secondary = find_move(
                 scene, res.charger, res.target, res.declaration.facing, res.world, ruleset,
                 reach)
+            settle_secondaries(res, scene)
     if (res.move is None or not res.in_range) and _accidental(scene, res, ruleset):
         return
     if not res.in_range or (ruleset.range_measure == "paid_path" and res.move is None):
@@ -483,8 +503,10 @@ def apply_outcome(units: dict[str, g.Unit], res: Resolution) -> None:
     if res.outcome == "success" and res.move is not None:
         tpose = res.move.target_final or units[t.id].pose
         units[t.id] = units[t.id].placed(tpose, state="engaged")
+        turned = {a.unit: a.final for a in res.secondary_aligns if a.final is not None}
         for other in res.secondary:  # charged too (RULES.md 4, unavoidable contact)
-            units[other] = units[other].placed(units[other].pose, state="engaged")
+            units[other] = units[other].placed(turned.get(other, units[other].pose),
+                                               state="engaged")
     elif res.outcome == "caught_fleeing":
         units[t.id] = units[t.id].placed(units[t.id].pose, state="destroyed")
     elif res.outcome == "ran_down" and res.accidental is not None:

@@ -276,6 +276,16 @@ class ChargeRuling(_Open):
     final: Pose | None = None
     contact: Contact | None = None
     target_final: Pose | None = None
+    secondary_targets: list[str] | None = Field(
+        default=None, description="Other enemies the move cannot avoid touching: charged too")
+    secondary_final: dict[str, Pose] | None = Field(
+        default=None, description="tow, whfb8: where those touched at an angle end after "
+                                  "turning to align to the charger")
+    secondary_unaligned: list[str] | None = Field(
+        default=None, description="tow, whfb8: those touched at an angle that cannot turn to "
+                                  "align (the gap is left)")
+    disordered_against: list[str] | None = Field(
+        default=None, description="tow: the other enemies the charge is disordered against")
     priorities: dict[str, Any] | list[Any] | None = Field(
         default=None, description="The priority tuple of the chosen alignment")
     explanation: list[str] = Field(default_factory=list)

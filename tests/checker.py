@@ -48,6 +48,10 @@ class Rules:
     failed_gap_mm: float
     gap_from_enemies_only: bool
     column_cannot_charge: bool
+    #: Other enemies touched at an angle align to the charger (tow 1.5, whfb8 2.5), listed
+    #: under ``secondary_flag`` when the ruleset names them.
+    secondary_aligns: bool = False
+    secondary_flag: str | None = None
 
     @classmethod
     def of(cls, name: str) -> Rules:
@@ -55,7 +59,8 @@ class Rules:
 
         r = charges.get_ruleset(name)
         return cls(r.name, r.swept, r.range_measure, r.facing_rule, r.failed_gap_mm,
-                   r.gap_from_enemies_only, r.column_cannot_charge)
+                   r.gap_from_enemies_only, r.column_cannot_charge, r.secondary_aligns,
+                   r.secondary_flag)
 
     def flee_total(self, unit: g.Unit, roll: list[int]) -> int:
         """What a flee roll adds up to by the ruleset's dice."""
@@ -171,6 +176,26 @@ def _front_flush(cf: g.Formation, cp: g.Pose, tf: g.Formation, tp: g.Pose, side:
     if tc[0] > ta[1] + EPS or ta[0] > tc[1] + EPS:
         return f"its front lies on the line of the target's {side} but beside it"
     return None
+
+
+def _some_side_flush(a: _U, b: _U) -> bool:
+    """Whether some side of ``b`` lies on a side of ``a``, facing it, sharing a point."""
+    sa = g.facing_segments(a.form, a.pose)
+    sb = g.facing_segments(b.form, b.pose)
+    for na, (p0, p1) in sa.items():
+        n = g.facing_normal(a.pose, na)  # type: ignore[arg-type]
+        for nb, (q0, q1) in sb.items():
+            m = g.facing_normal(b.pose, nb)  # type: ignore[arg-type]
+            if n[0] * m[0] + n[1] * m[1] > -math.cos(math.radians(POSE_TOL_DEG)):
+                continue
+            if max(abs((q[0] - p0[0]) * n[0] + (q[1] - p0[1]) * n[1]) for q in (q0, q1)) > EPS:
+                continue
+            ux, uy = -n[1], n[0]
+            ta = sorted((p[0] - p0[0]) * ux + (p[1] - p0[1]) * uy for p in (p0, p1))
+            tb = sorted((q[0] - p0[0]) * ux + (q[1] - p0[1]) * uy for q in (q0, q1))
+            if tb[0] <= ta[1] + EPS and ta[0] <= tb[1] + EPS:
+                return True
+    return False
 
 
 def _reformed(u: _U, step: g.Step) -> _U:
@@ -427,6 +452,17 @@ class _Trial:
                 self.err(where, f"secondary target {sid!r} was already engaged")
             elif not g.touching(ch.poly, u.poly):
                 self.err(where, f"secondary target {sid!r} is not touched at the end")
+            elif self.rules.secondary_aligns and not _some_side_flush(ch, u) and \
+                    sid not in (e.get("secondary_unaligned") or []):
+                self.err(where, f"secondary target {sid!r} is touched at an angle, neither "
+                         "aligned to the charger nor listed in secondary_unaligned")
+        if self.rules.secondary_flag:
+            # tow 1.5: disordered against those that had to align (turned or left).
+            moved = {sj.get("unit") for sj in e.get("path") or [] if sj.get("unit") in secondary}
+            expected = sorted(moved | set(e.get("secondary_unaligned") or []))
+            if sorted(e.get(self.rules.secondary_flag) or []) != expected:
+                self.err(where, f"{self.rules.secondary_flag} is "
+                         f"{e.get(self.rules.secondary_flag)}, but {expected} had to align")
         cm, tm = self.check_contact_claim(where, e, ch, tg)
         pr = e.get("priorities")
         if pr is None:

@@ -622,6 +622,17 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
             f"{target.id} moved here"
         _label_behind(cv, tform, tfinal, moved, P.BLACK, 0.4)
         leg.add("target_final")
+    against = ch.get("disordered_against") or []
+    for sid, sj in (ch.get("secondary_final") or {}).items():
+        if sid not in units or not isinstance(sj, dict):
+            continue
+        # tow 1.5, whfb8 2.5: another enemy touched at an angle aligned to the charger.
+        su = units[sid]
+        spose = g.Pose.from_json(sj)
+        _draw_unit(cv, su, su.formation, spose, leg.sides[su.side], 0.15, dashed=True, k=2.5)
+        said = f"{sid} aligned to the charger" + (": disordered" if sid in against else "")
+        _label_behind(cv, su.formation, spose, said, P.BLACK, 0.4)
+        leg.add("target_final")
     acc = ch.get("accidental_contact") if isinstance(ch.get("accidental_contact"), dict) \
         else None
     if final is not None:

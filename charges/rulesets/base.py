@@ -67,6 +67,7 @@ T9A_WORDS: dict[str, str] = {
     "after_caught": "are disrupted until the end of the player turn and may test Discipline "
                     "for a post-combat reform",
     "flee": "Flee",
+    "secondary_align": "Maximising Contact",
 }
 
 
@@ -102,6 +103,11 @@ class Ruleset:
     column_cannot_charge: bool = False
     #: What the ruling sets when the target has to align to the charger (tow: disordered).
     target_aligns_flag: str | None = None
+    #: Other enemies the charge touches at an angle align to the charger (tow 1.5, whfb8
+    #: 2.5: charges/secondary_align.py), and the ruling lists them under this name (tow:
+    #: ``disordered_against``, the charge disordered against those units only).
+    secondary_aligns: bool = False
+    secondary_flag: str | None = None
     #: When neither the charger nor the target can align: no legal move (RULES.md 4), the
     #: gap is left and the charge stands (tow 1.5, ``gap``), or it is made and fails (whfb8
     #: 2.5, ``fail``).

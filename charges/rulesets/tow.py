@@ -13,6 +13,8 @@ What differs from the base (t9a-1):
 - end positions ranked by models in contact, both sides, then charger models (1.4);
 - only the front edge is swept (1.4, FAQ: a rear corner may pass); the final footprint is whole;
 - unable to align: the target aligns to the charger, and the charge is disordered (1.5);
+- other enemies touched at an angle align to the charger, the charge disordered against those
+  only (1.5, Several targets);
 - no blocked path or special charge (1.5);
 - the failed charge moves the Charge roll towards the target, wheeling as it must (the wheel
   paid), ending at least 1" from every enemy (1.6);
@@ -45,6 +47,8 @@ TOW_WORDS = {
     "movement": "Movement",
     "after_failed": "they cannot move again this turn",
     "flee": "Flee! Charge Reaction",
+    "secondary_align": "Multiple Charge Targets: enemies the charger cannot align to "
+                       "must align to it",
     "after_caught": "may take a Leadership test to reform, and cannot move again this turn",
     "turn_target": "Unable to Align: the target aligns to the charger",
     "accidental": "Accidental Contact During a Charge",
@@ -106,6 +110,7 @@ TOW = register(OldWorld(
     distance_to="bases",
     special_charge=False, requires_room=True,
     column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
+    secondary_aligns=True, secondary_flag="disordered_against",
     failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, flee_gap_mm=25.4,
     accidental_contact=True,
     words=TOW_WORDS,

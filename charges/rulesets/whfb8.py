@@ -7,6 +7,8 @@ What differs from the base (t9a-1):
 - charges need room: no impossible charge may be declared (2.2); no blocked path or special
   charge (2.5);
 - the charged unit closes the door when the charger cannot (2.5), without a disorder flag;
+  other enemies touched at an angle close the door on the charger too (2.5: several targets
+  as tow 1.5, without the flag);
 - the failed charge moves the highest D6 towards the target, wheeling as it must (the wheel
   paid), stopping 1" short of units and impassable terrain, with a second wheel to go round
   what is in the way (2.6, 7a);
@@ -31,6 +33,7 @@ WHFB8_WORDS = {
     "movement": "Movement",
     "after_failed": "they cannot move again this turn",
     "flee": "Flee!",
+    "secondary_align": "Charging More Than One Unit",
     "after_caught": "may test Leadership to reform",
     "turn_target": "Unusual Situations: the enemy closes the door",
 }
@@ -58,7 +61,7 @@ WHFB8 = register(Fantasy8(
     priorities=("undeclared_enemies", "models_in_contact", "equal_split"),
     unaligned="fail", facing_rule="front_rank_models", special_charge=False, requires_room=True,
     distance_to="bases",
-    failed_turns=False, failed_gap_mm=25.4, failed_wheels=2,
+    failed_turns=False, failed_gap_mm=25.4, failed_wheels=2, secondary_aligns=True,
     gap_from_enemies_only=False, equalise_chargers=True, flee_gap_mm=25.4,
     flee_gap_from_friends=True,
     words=WHFB8_WORDS))
