@@ -6,8 +6,9 @@ table: the plane through four corner markers is right at the markers and wrong b
 alone measure it (:func:`vision.table.estimate_k1`); fewer cannot. The trays' markers can: each
 is printed at a known size, and through the wrong lens model the plane maps them too small or
 too large by how far they lie from the image centre. So ``k1`` is fitted to the table markers'
-corners (how well one plane holds them) and the tray markers' sides (how well the plane keeps
-their printed size, up to one print scale for all of them), by Gauss-Newton in the one
+corners (how well one plane holds them, up to one print scale for all of them) and the tray
+markers' sides (how well the plane keeps their printed size, up to one print scale for all of
+them), by Gauss-Newton in the one
 parameter, with a prior (:data:`K1_PRIOR`: most lenses are within 0.05 of none); its
 uncertainty is carried to every pose (:func:`vision.uncertainty.lens_covariance`).
 """
@@ -59,6 +60,39 @@ def _lens(intr: Intrinsics, k1: float) -> Intrinsics:
     return intr.with_dist([k1, 0, 0, 0, 0])
 
 
+def _table_plane(ti: np.ndarray, table_mm: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The plane through the table markers' corners (ideal px, four per marker) and the
+    corners' residuals (px), up to one print scale for all the table markers: printed a
+    fraction of a percent large (a printer's scaling, toner spreading 0.1 mm at each edge),
+    markers near the image's corners would all look a little too big, which is what a
+    pincushion lens does to them; without the scale the lens fit took the one for the other
+    and moved every unit by 0.5-1 mm (outside testing, round 2). A lens still shows: it
+    stretches a marker along the radius three times as much as across it, and bends the
+    tray markers' sides."""
+    m = len(table_mm) // 4
+    tm = table_mm.reshape(m, 4, 2)
+    c = tm.mean(axis=1, keepdims=True)
+    o = tm - c
+    oo = float((o * o).sum())
+    scale = 1.0
+    for _ in range(3):
+        target = (c + o * scale).reshape(-1, 2)
+        H, _ = cv2.findHomography(ti, target, 0)
+        if H is None:
+            return None
+        p = apply_h(H, ti).reshape(m, 4, 2)
+        new = float(((p - c) * o).sum()) / oo if oo > 0 else 1.0
+        if abs(new - scale) < 1e-9:
+            break
+        scale = new
+    target = (c + o * scale).reshape(-1, 2)
+    H, _ = cv2.findHomography(ti, target, 0)
+    if H is None:
+        return None
+    return H, (apply_h(np.linalg.inv(H), target) - ti).ravel()
+
+
 def residuals(k1: float, intr: Intrinsics, table_raw: np.ndarray, table_mm: np.ndarray,
               quads_raw: np.ndarray, sizes: np.ndarray, z: np.ndarray,
               centre: np.ndarray) -> np.ndarray:
@@ -67,10 +101,10 @@ def residuals(k1: float, intr: Intrinsics, table_raw: np.ndarray, table_mm: np.n
     (times one common print scale) where that plane puts them."""
     lens = _lens(intr, k1)
     ti = lens.undistort(table_raw)
-    H, _ = cv2.findHomography(ti, table_mm, 0)
-    if H is None:
+    fitted = _table_plane(ti, table_mm)
+    if fitted is None:
         return np.full(2 * len(table_raw) + 4 * len(quads_raw), 1e3)
-    r_table = (apply_h(np.linalg.inv(H), table_mm) - ti).ravel()
+    H, r_table = fitted
     if len(quads_raw) == 0:
         return r_table
     qi = lens.undistort(quads_raw.reshape(-1, 2))
@@ -111,7 +145,9 @@ def fit_k1(view: TableView, table_raw: np.ndarray, quads_raw: np.ndarray, sizes:
         if abs(step) < 1e-5:
             break
     r = residuals(k, *args)
-    s2 = float(r @ r) / max(n - 10, 1)  # plane (8), print scale and edge bias (2)
+    # The plane (8), the table markers' print scale (1), the tray markers' print scale and
+    # edge bias (2).
+    s2 = float(r @ r) / max(n - 11, 1)
     precision = jj / (s2 * RESIDUAL_CORRELATION) + 1 / K1_PRIOR ** 2
     k_post = (jj / (s2 * RESIDUAL_CORRELATION)) * k / precision
     measured = abs(k_post) > SIGNIFICANT * math.sqrt(1 / precision)

@@ -86,3 +86,36 @@ def test_a_straight_lens_seen_straight_down_is_not_bent_by_the_trays_sizes():
     assert np.median([v[0] for v in e.values()]) < 0.25
     for u in out["units"]:
         assert e[u["id"]][0] <= 3 * u["sigma_mm"]
+
+
+@pytest.mark.parametrize("k1", [-0.05, 0.0])
+@pytest.mark.parametrize("printed", [1.0, 1.004, 1.008])
+def test_table_markers_printed_large_are_not_read_as_a_lens(k1, printed):
+    """Table markers printed 0.4-0.8% larger than markers.json says (a printer's scaling; toner
+    spreading 0.1-0.2 mm at each edge of a 60 mm marker) all look too big near the image's
+    corners, as a pincushion lens makes them look: the plane takes one print scale for them
+    (vision.lens._table_plane), so no lens is invented, and a real one is still read
+    (outside testing: 0.2 mm of spread made k1 = +0.01 and moved every unit 1 mm)."""
+    scene, markers = random_table(1000, 16, 25, table_markers=4)
+    ms = load_markers(markers)
+    cam = look_at_camera(1828.8, 1219.2, Shot(width=3840, height=2160, tilt_deg=20, k1=k1))
+
+    def printed_corners(t) -> np.ndarray:
+        c = t.corners()
+        return c.mean(axis=0) + (c - c.mean(axis=0)) * printed
+
+    corners = {t.id: cam.project(np.c_[printed_corners(t), np.zeros(4)])
+               for t in ms.table.markers}
+    view = calibrate_table(corners, ms, Intrinsics.nominal(3840, 2160, 65))
+    quads = []
+    for um, su in zip(ms.units, scene["units"], strict=True):
+        c = Pose(su["x"], su["y"], su["facing"]).to_world(*um.marker_offset_mm)
+        m = Pose(c[0], c[1], su["facing"])
+        h = um.marker_size_mm / 2
+        q = np.array([m.to_world(a, b) for a, b in ((-h, h), (h, h), (h, -h), (-h, -h))])
+        quads.append(cam.project(np.c_[q, np.full(4, um.height_mm)]))
+    fit = fit_k1(view, view.fit_raw, np.array(quads),
+                 np.array([u.marker_size_mm for u in ms.units]),
+                 np.array([u.height_mm for u in ms.units]))
+    assert fit.measured == (k1 != 0)
+    assert fit.k1 == pytest.approx(k1, abs=1e-3)
