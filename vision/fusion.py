@@ -19,9 +19,10 @@ of the facing only, and it is believed only when
 
 Then the outline's facing updates the marker's pose as an independent Gaussian measurement (a
 facing change also moves the unit's centre when the marker sits off-centre: the covariance
-carries that). When the two facings disagree by no more than a marker can be off
-(:data:`MARKER_PLAUSIBLE`), either may be the wrong one: the marker's pose stands with an
-uncertainty that covers both. Otherwise the marker's pose stands alone, and the unit says why.
+carries that). When the two facings disagree by no more than a marker can be off (by its noise,
+:data:`MARKER_PLAUSIBLE`, or its sticker stuck askew, :data:`STICKER_SKEW_DEG`), either may be
+the wrong one: the marker's pose stands with an uncertainty that covers both. Otherwise the
+marker's pose stands alone, and the unit says why.
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ MARKER_PLAUSIBLE = 6.0
 """How many of the marker's own standard deviations its facing can be off in the worst case
 seen on rendered tables (5.1 in ~800 markers): an outline that disagrees by more found some
 other edge."""
+STICKER_SKEW_DEG = 3.0
+"""How far a marker stuck on its tray by hand may be turned from the tray: commonly 1-2 degrees
+(outside testing, round 2: stickers 1-4 degrees askew). markers.json gives the sticker no
+tolerance and the marker's covariance knows nothing of it, so a clean outline that disagrees
+by up to this much may be the truth; beyond it, it found some other edge."""
 CHI2_99 = 6.63
 """99% point of the chi-square distribution with 1 degree of freedom."""
 CHI2_3_99 = 11.34
@@ -194,14 +200,18 @@ def fuse(marker_pose: Pose, marker_cov: np.ndarray, fit: OutlineFit | None, unit
     if chi2 > CHI2_99:
         apart = (f"the tray's outline turns {turned:+.2f} deg from the marker's facing "
                  f"(chi-square {chi2:.1f} of 1 degree of freedom)")
-        if d[2] ** 2 / marker_cov[2, 2] <= MARKER_PLAUSIBLE ** 2:
-            # Either witness may be the one that is off: keep the marker, uncertain by the
-            # difference, so that the sigma covers both.
+        if d[2] ** 2 / marker_cov[2, 2] <= MARKER_PLAUSIBLE ** 2 or \
+                abs(turned) <= STICKER_SKEW_DEG:
+            # Either witness may be the one that is off (the marker by its noise, or its
+            # sticker stuck askew): keep the marker, uncertain by the difference, so that the
+            # sigma covers both.
             shift = along * d[2]
             alone.cov = marker_cov + np.outer(shift, shift)
-            alone.why = apart + ": which is right cannot be told, so the uncertainty covers both"
+            alone.why = apart + ": which is right cannot be told (the marker's noise, or its " \
+                "sticker stuck askew), so the uncertainty covers both"
         else:
-            alone.why = apart + ": too far for the marker to be off, so not the tray's edge"
+            alone.why = apart + (f": more than a marker can be off, even stuck "
+                                 f"{STICKER_SKEW_DEG:.0f} deg askew, so not the tray's edge")
         return alone
     gain = marker_cov[:, 2] / s
     x = m + gain * d[2]

@@ -118,11 +118,22 @@ def test_an_outline_off_the_trays_place_found_another_edge():
 
 
 def test_an_outline_turned_too_far_is_not_the_trays_edge():
-    """1 degree off, ten of the marker's standard deviations: no marker is that far off."""
-    target = np.array([500.0, 400.0, math.radians(31.0)])
+    """5 degrees off: no marker is that far off, not even a sticker stuck askew."""
+    target = np.array([500.0, 400.0, math.radians(35.0)])
     f = fuse(MARKER, MARKER_COV, _fit(target, STRONG), UNIT, PPM)
     assert f.evidence == "marker" and "not the tray's edge" in f.why
     assert f.pose == MARKER and np.array_equal(f.cov, MARKER_COV)
+
+
+def test_a_sticker_stuck_askew_widens_the_uncertainty_to_cover_the_outline():
+    """1 degree off, ten of the marker's standard deviations: more than its noise, but a
+    sticker stuck by hand is commonly 1-2 degrees askew (outside testing, round 2): the
+    marker's pose stands with a facing sigma that covers the outline's 1 degree."""
+    target = np.array([500.0, 400.0, math.radians(31.0)])
+    f = fuse(MARKER, MARKER_COV, _fit(target, STRONG), UNIT, PPM)
+    assert f.evidence == "marker" and "sticker stuck askew" in f.why
+    assert f.pose == MARKER
+    assert math.degrees(math.sqrt(f.cov[2, 2])) >= 0.95
 
 
 def test_a_near_disagreement_widens_the_uncertainty_to_cover_both():
