@@ -247,9 +247,14 @@ def two_wheel_failed_move(form: g.Formation, start: g.Pose, aim: tuple[float, fl
     when something stops it, paths of two wheels, each followed by a forward leg, totalling
     the distance: a first wheel every 15 degrees either way, a first leg of half or all of
     the room it has, then the one-wheel move towards the target with what
-    is left. The path whose final centre is closest to the target's centre wins; ties go to
-    fewer wheels, then the smaller total angle. A bounded search: a path is skipped when even
-    moving all that is left straight at the target could not beat the best."""
+    is left. Only a path that moves the whole distance steers round (step 3: "totalling the
+    highest die"), and only one ending closer to the target's centre than the one-wheel move
+    stopped short does; of those the closest wins, ties going to fewer wheels, then the
+    smaller total angle. When none does, the one-wheel move stops where it must (step 4: "no
+    wheel can steer it round"): a wheel away from the target that is itself stopped short is
+    no way round (outside testing, round 2, whfb8 F3: it turned 15-45 degrees away from a
+    target dead ahead). A bounded search: a path is skipped when even moving all that is left
+    straight at the target could not beat the best found."""
     first = failed_wheel_move(form, start, aim, distance_mm, world, gap_mm, gap_world)
     if first.stopped_by is None and first.turn_blocked_by is None:
         return first
@@ -302,6 +307,8 @@ def two_wheel_failed_move(form: g.Formation, start: g.Pose, aim: tuple[float, fl
                 if _centre_gap(pose2, aim) - rest * reach >= best[0] - 1e-9:
                     continue  # cannot end closer than the best path found
                 then = failed_wheel_move(form, pose2, aim, rest, world, gap_mm, gap_world)
+                if then.stopped_by is not None:
+                    continue  # stopped short too: not a way round
                 wheels = 1 + sum(1 for s in then.steps if isinstance(s, g.Wheel))
                 angle = a + sum(abs(s.angle_deg) for s in then.steps if isinstance(s, g.Wheel))
                 key = (_centre_gap(then.final, aim), wheels, angle)

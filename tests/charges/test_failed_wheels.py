@@ -19,16 +19,17 @@ SCENE = Path(__file__).parents[1] / "scenarios" / "tow" / \
     "30_failed_charge_ends_1_in_from_another_enemy.json"
 
 
-def _request() -> dict:
-    """TOW-1's scene in whfb8, the target 10 files wide, an impassable rock 100 mm ahead of
-    the charger's right half; dice [1, 4]: 9 in against 10 in, a failed move of 4 in."""
+def _request(rock_x: float = 720.0) -> dict:
+    """TOW-1's scene in whfb8, the target 10 files wide, an impassable rock 22 mm wide 100 mm
+    ahead, from ``rock_x`` (the charger spans x 600..725: at 720 the rock is 5 mm inside its
+    right edge, at 700 25 mm); dice [1, 4]: 9 in against 10 in, a failed move of 4 in."""
     request = json.loads(SCENE.read_text())["request"]
     request["ruleset"] = "whfb8"
     request["scene"]["units"] = request["scene"]["units"][:2]
     request["scene"]["units"][1]["files"] = 10
     request["scene"]["terrain"] = [{"id": "rock", "impassable": True, "opaque": False,
-                                    "polygon": [[700, 400], [722, 400], [722, 416],
-                                                [700, 416]]}]
+                                    "polygon": [[rock_x, 400], [rock_x + 22, 400],
+                                                [rock_x + 22, 416], [rock_x, 416]]}]
     request["dice"] = {"a": [1, 4]}
     return request
 
@@ -49,15 +50,29 @@ def test_one_wheel_stops_at_the_rock_and_two_wheels_end_closer():
     two = two_wheel_failed_move(a.formation, a.pose, aim, dist, world, 25.4, world)
     gap = math.dist(two.final.centre, aim)
     assert gap < math.dist(one.final.centre, aim) - 3.0  # 229.4 mm -> about 225 mm
+    # It steers round: the whole 4 in, paid (whfb8 2.6 [D] 3: "totalling the highest die").
     paid = sum(s.length_mm(a.formation) for s in two.steps)
-    assert paid <= dist + 1e-6
+    assert two.stopped_by is None and math.isclose(paid, dist, abs_tol=1e-3)
     rock = scene.terrain[0].shape
     assert g.boundary(a.formation, two.final).distance(rock) >= 25.4 - 1e-3
 
 
+def test_no_way_round_stops_straight_short_of_the_rock():
+    """The rock 25 mm inside the charger's right edge: no path of the 4 in gets round it 1 in
+    clear, so the move goes straight at the target and stops 1 in short (whfb8 2.6 [D] 4: "no
+    wheel can steer it round"). A wheel away that is itself stopped short is no way round,
+    even if its corner carries the centre a few mm nearer (outside testing, round 2, F3)."""
+    scene = g.load_scene(_request(700.0)["scene"])
+    a, aim, world = _worlds(scene)
+    two = two_wheel_failed_move(a.formation, a.pose, aim, g.in_to_mm(4), world, 25.4, world)
+    assert [s.kind for s in two.steps] == ["forward"]
+    assert math.isclose(two.moved_mm, 400 - 25.4 - 300, abs_tol=1e-3)
+    assert two.final.facing == a.pose.facing
+
+
 def test_two_wheels_agree_with_a_finer_brute_force():
-    """Every first wheel of 2 degrees either way and ten first legs, then the one-wheel move:
-    the search's path ends within 1 mm of the best of them."""
+    """Every first wheel of 2 degrees either way and ten first legs, then the one-wheel move,
+    each moving the whole distance: the search's path ends within 1 mm of the best of them."""
     scene = g.load_scene(_request()["scene"])
     a, aim, world = _worlds(scene)
     form, dist = a.formation, g.in_to_mm(4)
@@ -80,8 +95,10 @@ def test_two_wheels_agree_with_a_finer_brute_force():
             for k in range(1, 11):
                 p2 = g.forward(p1, room * k / 10)
                 rest = dist - cost - room * k / 10
-                end = failed_wheel_move(form, p2, aim, rest, world, 25.4, world).final
-                best = min(best, math.dist(end.centre, aim))
+                end = failed_wheel_move(form, p2, aim, rest, world, 25.4, world)
+                if end.stopped_by is None:
+                    best = min(best, math.dist(end.final.centre, aim))
+    assert math.isfinite(best)
     assert math.dist(found.final.centre, aim) <= best + 1.0
 
 
