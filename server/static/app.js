@@ -25,8 +25,12 @@ const state = {
   preview: null,        // ruling without dice (the odds)
   detectSeq: 0,
   oddsSeq: 0,
+  pickSeq: 0,           // counts changes of the charge picked (units, ruleset)
   rulesets: {},         // name -> GET /api/rulesets entry (title, dice, dice_swiftstride)
   facingRoll: {},       // charger -> a D6 deciding a contested facing (whfb8), when asked
+  submitting: false,    // a ruling is on its way to the server
+  awaitingFacing: null, // the charger whose contested facing waits for its D6, while asked
+  resultFrom: null,     // what the ruling shown is: "ruled" (on this page) or "review" (opened)
   historyBefore: null,
 };
 
@@ -38,6 +42,17 @@ function showError(text) {
   const el = $("error");
   el.textContent = text || "";
   el.hidden = !text;
+}
+
+// What the settle view asks for next, in words (after a review is left, a marker set forgotten).
+function settleStatus() {
+  if (!state.photo && !state.markersText) return "Choose a photo of the table and the marker set.";
+  if (!state.photo) return "Choose a photo of the table.";
+  if (!state.markersText) return "Choose the marker set (markers.json).";
+  if (!state.scene) return "";
+  if (state.awaitingFacing) return `Roll a D6 for the facing of ${state.awaitingFacing}'s charge.`;
+  if (state.chargers.length && state.target) return "Enter the dice, or let the page roll them.";
+  return "Tap a charger, then its target.";
 }
 
 async function api(path, options = {}) {
@@ -174,6 +189,25 @@ async function useMarkersFile(file) {
   await detect();
 }
 
+function forgetMarkers() {
+  // Nothing may still look chosen: the file box is emptied, and the units found with that
+  // marker set go with it (a ruling needs the marker set, so they could not be ruled).
+  try { localStorage.removeItem(MARKERS_KEY); } catch (e) { /* private mode */ }
+  state.markersText = null;
+  state.markersName = "";
+  $("markers-input").value = "";
+  state.detectSeq++;  // an answer still on its way is for the forgotten set
+  state.scene = null;
+  resetPick();
+  $("pick").hidden = true;
+  clearResult();
+  showError("");
+  showMarkersName();
+  setStatus("Marker set forgotten. Choose the marker set (markers.json)" +
+    (state.photo ? " to find the units on the photo again." : "."));
+  $("markers-input").focus();
+}
+
 function restoreMarkers() {
   try {
     const saved = JSON.parse(localStorage.getItem(MARKERS_KEY) || "null");
@@ -228,10 +262,14 @@ async function captureWebcam() {
 // ---- detection and the canvas -----------------------------------------------------------
 
 function resetPick() {
+  state.pickSeq++;
   state.chargers = [];
   state.target = null;
   state.preview = null;
+  state.facingRoll = {};
+  state.awaitingFacing = null;
   $("odds").hidden = true;
+  syncRuleButtons();
 }
 
 async function detect() {
@@ -250,7 +288,7 @@ async function detect() {
     if (seq !== state.detectSeq) return;
     state.scene = scene;
     resetPick();
-    $("result").hidden = true;
+    clearResult();
     $("pick").hidden = false; // shown first: tap positions need the canvas's laid-out size
     setupCanvas();
     render();
@@ -352,23 +390,35 @@ function render() {
 }
 
 function renderUnitList() {
+  // The buttons are updated in place when the units are the same ones (a pick, a resize): a
+  // button pressed with Space or Enter keeps the keyboard focus, and the next Tab goes on from
+  // it. A new scene rebuilds them; a unit button that had the focus gives it to its new copy.
   const list = $("unit-list");
   const canvas = $("table-canvas");
   const k = canvas.clientWidth / canvas.width || 1;
-  list.replaceChildren();
-  for (const u of state.scene.units) {
+  const ids = state.scene.units.map((u) => u.id);
+  const old = [...list.children];
+  const same = old.length === ids.length && old.every((b, i) => b.dataset.unit === ids[i]);
+  const focused = list.contains(document.activeElement) ? document.activeElement.dataset.unit : null;
+  if (!same) list.replaceChildren();
+  state.scene.units.forEach((u, i) => {
     const role = state.chargers.includes(u.id) ? "charger" : state.target === u.id ? "target" : "";
     const [cx, cy] = project(state.toCanvas, u.x, u.y);
-    const b = el("button", {
-      type: "button", "data-testid": `unit-${u.id}`, "data-unit": u.id, "data-role": role,
-      // Where the unit's centre is on the canvas, in CSS pixels: lets a test tap the picture.
-      "data-cx": (cx * k).toFixed(1), "data-cy": (cy * k).toFixed(1),
-      "aria-pressed": role ? "true" : "false",
-      "aria-label": `${u.id} (${u.side})${role ? `, ${role}` : ""}`,
-      text: `${u.id} · ${u.side}`,
+    const b = same ? old[i] : el("button", {
+      type: "button", "data-testid": `unit-${u.id}`, "data-unit": u.id, text: `${u.id} · ${u.side}`,
       onclick: (ev) => pick(u.id, ev.shiftKey || $("multi-charger").checked),
     });
-    list.append(b);
+    b.setAttribute("data-role", role);
+    // Where the unit's centre is on the canvas, in CSS pixels: lets a test tap the picture.
+    b.setAttribute("data-cx", (cx * k).toFixed(1));
+    b.setAttribute("data-cy", (cy * k).toFixed(1));
+    b.setAttribute("aria-pressed", role ? "true" : "false");
+    b.setAttribute("aria-label", `${u.id} (${u.side})${role ? `, ${role}` : ""}`);
+    if (!same) list.append(b);
+  });
+  if (!same && focused) {
+    const again = [...list.children].find((b) => b.dataset.unit === focused);
+    if (again) again.focus();
   }
   describeSelection();
 }
@@ -408,8 +458,13 @@ function onCanvasClick(ev) {
 }
 
 function pick(id, additive) {
+  state.pickSeq++;
   showError("");
   state.facingRoll = {};
+  state.awaitingFacing = null;
+  syncRuleButtons();
+  // A ruling on screen is for the charges picked before: it would no longer match them.
+  if (state.resultFrom) clearResult();
   if (additive && state.chargers.length) {
     if (state.chargers.includes(id)) state.chargers = state.chargers.filter((c) => c !== id);
     else if (state.target === id) state.target = null;
@@ -449,19 +504,39 @@ async function previewOdds() {
     });
     if (seq !== state.oddsSeq) return;
     state.preview = ruling;
+    state.awaitingFacing = null;
     renderOdds(ruling);
-    setStatus("Enter the dice, or let the page roll them.");
+    syncRuleButtons();
+    // A review opened meanwhile keeps its own status line.
+    if (!$("view-settle").hidden) setStatus("Enter the dice, or let the page roll them.");
   } catch (e) {
     if (seq !== state.oddsSeq) return;
-    setStatus("");
-    const asked = /^facing_roll\.([^:]+):/.exec(e.message || "");
-    if (asked) {
-      askFacingRoll(asked[1], e.message);
-      return;
-    }
-    showError(e.message);
+    const shown = !$("view-settle").hidden;
+    if (shown) setStatus("");
+    if (askedFacingRoll(e.message)) return;
+    state.awaitingFacing = null;
+    syncRuleButtons();
+    if (shown) showError(e.message);
     $("odds").hidden = true;
   }
+}
+
+// The server asks for a contested facing's D6 by its field name (whfb8: "facing_roll.<charger>:
+// ..."): the page asks the players for it instead of showing the field. True when it did.
+function askedFacingRoll(message) {
+  const asked = /^facing_roll\.([^:]+):/.exec(message || "");
+  if (!asked || !state.chargers.includes(asked[1])) return false;
+  askFacingRoll(asked[1], message);
+  return true;
+}
+
+// "Rule the charge" only while the dice can be ruled: not while a facing roll is asked for.
+function syncRuleButtons() {
+  const waiting = Boolean(state.awaitingFacing);
+  $("rule-button").disabled = waiting || state.submitting;
+  $("rule-button").title = waiting ? "First roll the D6 for the contested facing (above)." : "";
+  $("roll-dice").textContent = waiting ? "Roll the facing D6 for me" : "Roll for me";
+  $("dice-hint").hidden = waiting;
 }
 
 function rulingRequest() {
@@ -470,27 +545,66 @@ function rulingRequest() {
   return req;
 }
 
+// The server's question in a player's words: "the facing of knights' charge on spears is
+// contested (front-rank models: right 2, rear 2): give a D6 as facing_roll (1-3 the earlier arc
+// of front, flank, rear; 4-6 the later)" becomes which facing a low and a high roll give.
+const ARC_ORDER = { front: 0, left: 1, right: 1, flank: 1, rear: 2 };
+const ARC_NAME = { left: "left flank", right: "right flank" };
+function facingQuestion(charger, message) {
+  const target = state.target || "the target";
+  const split = /front-rank models: ([^)]*)\)/.exec(message || "");
+  const counts = split ? split[1].split(",").map((x) => x.trim().split(/\s+/))
+    .filter(([arc, n]) => arc in ARC_ORDER && Number(n) > 0) : [];
+  const arcs = counts.map(([arc, n]) => ({ arc, n: Number(n), name: ARC_NAME[arc] || arc }))
+    .sort((a, b) => ARC_ORDER[a.arc] - ARC_ORDER[b.arc]);
+  const who = `The facing of ${target} that ${charger} charges is too close to call`;
+  if (arcs.length === 2 && ARC_ORDER[arcs[0].arc] < ARC_ORDER[arcs[1].arc]) {
+    const [a, b] = arcs;
+    return `${who}: of ${charger}'s front-rank models, ${a.n} are in ${target}'s ${a.name} arc ` +
+      `and ${b.n} in its ${b.name} arc. Roll a D6: 1 to 3, the charge hits the ${a.name}; ` +
+      `4 to 6, the ${b.name}. Then roll the charge.`;
+  }
+  return `${who}. Roll a D6: 1 to 3, the charge hits the first of the contested facings in ` +
+    "the order front, flank, rear; 4 to 6, the later one. Then roll the charge.";
+}
+
 function askFacingRoll(charger, why) {
   // The ruleset decides a contested facing by a D6 the players roll (whfb8): the server asks
-  // for it by name; the page asks the players.
+  // for it by name; the page asks the players, in words, and rules nothing until it has it.
+  state.awaitingFacing = charger;
   const list = $("odds-list");
   $("dice-inputs").replaceChildren();
   const input = el("input", {
     type: "number", min: "1", max: "6", id: "facing-roll", "data-testid": "facing-roll",
-    "aria-label": `Facing roll for ${charger}, a D6`,
+    inputmode: "numeric", "aria-describedby": "facing-question",
   });
-  const go = el("button", { type: "button", text: "Use this roll", "data-testid": "facing-roll-go" });
-  go.addEventListener("click", () => {
+  const go = el("button", { type: "button", text: "Use this roll", id: "facing-roll-go",
+    "data-testid": "facing-roll-go" });
+  const use = () => {
     const v = Number(input.value);
-    if (!(v >= 1 && v <= 6 && Number.isInteger(v))) { showError("The facing roll is a D6: 1 to 6."); return; }
+    if (!(v >= 1 && v <= 6 && Number.isInteger(v))) { showError("The facing roll is one D6: a number from 1 to 6."); return; }
     showError("");
     state.facingRoll[charger] = v;
     previewOdds();
-  });
-  list.replaceChildren(el("div", { class: "card" },
-    el("div", { text: why.replace(/^facing_roll\.[^:]+:\s*/, "") }),
-    el("div", { class: "row" }, el("label", { for: "facing-roll", text: `Facing roll (${charger})` }), input, go)));
+  };
+  go.addEventListener("click", use);
+  input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); use(); } });
+  list.replaceChildren(el("div", { class: "card facing-ask", "data-testid": "facing-ask" },
+    el("p", { id: "facing-question", "data-testid": "facing-question", text: facingQuestion(charger, why) }),
+    el("div", { class: "row" },
+      el("label", { for: "facing-roll", text: `Facing roll for ${charger} (one D6)` }), input, go)));
   $("odds").hidden = false;
+  syncRuleButtons();
+  if (!$("view-settle").hidden) setStatus(settleStatus());
+}
+
+function rollFacing() {
+  const input = $("facing-roll");
+  if (!input) return;
+  const r = new Uint32Array(1);
+  crypto.getRandomValues(r);
+  input.value = String(1 + (r[0] % 6));
+  $("facing-roll-go").click();
 }
 
 function diceCount(charge) {
@@ -513,7 +627,9 @@ function renderOdds(ruling) {
     const card = el("div", { class: `odds-card${ok ? "" : " no"}`, "data-testid": `odds-${c.charger}` });
     card.append(el("div", { class: "big", text: ok ? pct(c.odds) : "cannot be declared" }));
     card.append(el("div", {
-      text: `${c.charger} → ${c.target}: ${c.facing || "?"} facing, ${fmt(c.distance_in)}" away` +
+      text: `${c.charger} → ${c.target}: ${c.facing || "?"} facing` +
+        (state.facingRoll[c.charger] ? ` (facing roll ${state.facingRoll[c.charger]})` : "") +
+        `, ${fmt(c.distance_in)}" away` +
         (c.needed_in != null ? `, needs ${c.needed_in} on the dice` : ""),
     }));
     if (!ok && c.reasons && c.reasons.length) card.append(el("div", { text: c.reasons.join(" ") }));
@@ -527,12 +643,14 @@ function renderOdds(ruling) {
         inputmode: "numeric", autocomplete: "off",
         placeholder: ["e.g. 4", "e.g. 3 5", "e.g. 2 5 4"][Math.min(n, 3) - 1] || "e.g. 3 5",
         "aria-label": `Dice rolled for ${c.charger}, ${n} numbers from 1 to 6`,
+        "aria-describedby": "dice-hint",
       })));
   }
   $("odds").hidden = false;
 }
 
 function rollDice() {
+  if (state.awaitingFacing) { rollFacing(); return; }
   for (const input of $("dice-inputs").querySelectorAll("input[data-charger]")) {
     const n = Number(input.dataset.count) || 2;
     const r = new Uint32Array(n);
@@ -547,9 +665,13 @@ function readDice() {
   for (const input of $("dice-inputs").querySelectorAll("input[data-charger]")) {
     const text = input.value.trim();
     if (!text) continue;
-    const values = text.split(/[\s,;+]+/).filter(Boolean).map(Number);
+    // A phone's number pad (inputmode=numeric) has no space: "352" is one die per digit, when
+    // every character is a digit from 1 to 6; else numbers separated by spaces or commas.
+    const values = /^[1-6]+$/.test(text) ? [...text].map(Number)
+      : text.split(/[\s,;+]+/).filter(Boolean).map(Number);
     if (values.some((v) => !Number.isInteger(v) || v < 1 || v > 6)) {
-      throw new Error(`dice for ${input.dataset.charger}: numbers from 1 to 6, separated by spaces`);
+      throw new Error(`dice for ${input.dataset.charger}: numbers from 1 to 6, separated by ` +
+        "spaces (3 5 2), or one digit per die (352)");
     }
     dice[input.dataset.charger] = values;
     any = true;
@@ -559,7 +681,18 @@ function readDice() {
 
 async function submitRuling(ev) {
   ev.preventDefault();
+  if (state.submitting) return;
   showError("");
+  if (state.awaitingFacing) {
+    showError(`First roll the D6 for the facing of ${state.awaitingFacing}'s charge (the box above ` +
+      "the dice), then the charge.");
+    $("facing-roll").focus();
+    return;
+  }
+  if (!state.photo || !state.markersText || !state.scene) {
+    showError(settleStatus() || "Choose a photo and the marker set first.");
+    return;
+  }
   let dice;
   try {
     dice = readDice();
@@ -575,17 +708,24 @@ async function submitRuling(ev) {
   if (dice) form.append("dice", JSON.stringify(dice));
   form.append("ruleset", $("ruleset-select").value);
   if (Object.keys(state.facingRoll).length) form.append("facing_roll", JSON.stringify(state.facingRoll));
-  $("rule-button").disabled = true;
+  state.submitting = true;
+  syncRuleButtons();
+  const seq = state.pickSeq;
   setStatus("Ruling the charge…");
   try {
     const review = await api("/api/reviews", { method: "POST", body: form });
-    showReview(review);
-    setStatus("Ruled and stored in the history.");
+    if (seq === state.pickSeq) {
+      showReview(review, "ruled");
+      setStatus("Ruled and stored in the history.");
+    } else {  // the charge picked changed meanwhile: this ruling is not for it
+      setStatus("The charge picked changed while it was ruled: that ruling is in the history.");
+    }
   } catch (e) {
     setStatus("");
-    showError(e.message);
+    if (!askedFacingRoll(e.message)) showError(e.message);
   } finally {
-    $("rule-button").disabled = false;
+    state.submitting = false;
+    syncRuleButtons();
   }
 }
 
@@ -596,7 +736,20 @@ function outcomeText(c) {
   return c.declarable === false ? "impossible" : "odds only";
 }
 
-function showReview(review) {
+// Takes the ruling off the screen (leaving a review, or once the charges picked changed).
+function clearResult() {
+  state.resultFrom = null;
+  $("result").hidden = true;
+  $("outcome").replaceChildren();
+  $("result-charges").replaceChildren();
+  $("overlay-img").removeAttribute("src");
+  $("photo-link").href = "#";
+  $("review-link").href = "#";
+}
+
+// Shows a ruling; from says what it is: "ruled" on this page now, or "review" opened.
+function showReview(review, from) {
+  state.resultFrom = from;
   const ruling = review.ruling;
   const box = $("outcome");
   box.replaceChildren();
@@ -671,14 +824,18 @@ async function loadHistory(more = false) {
   }
 }
 
+const reviewRoute = (hash) => (hash.match(/^#\/review\/([\w-]+)$/) || [])[1] || null;
+
 async function openReview(id) {
   showError("");
   setStatus("Loading the review…");
   try {
     const review = await api(`/api/reviews/${encodeURIComponent(id)}`);
-    showReview(review);
+    if (reviewRoute(location.hash) !== id) return;  // the review was left meanwhile
+    showReview(review, "review");
     setStatus(`Review of ${new Date(review.created_at).toLocaleString()}.`);
   } catch (e) {
+    if (reviewRoute(location.hash) !== id) return;
     setStatus("");
     showError(e.message);
   }
@@ -686,7 +843,8 @@ async function openReview(id) {
 
 function route() {
   const hash = location.hash || "#/";
-  const review = hash.match(/^#\/review\/([\w-]+)$/);
+  const reviewId = reviewRoute(hash);
+  const review = reviewId ? [hash, reviewId] : null;
   const history = hash === "#/history";
   $("view-settle").hidden = history || !!review;
   $("view-history").hidden = !history;
@@ -694,8 +852,14 @@ function route() {
   if (!history && !review) $("nav-settle").setAttribute("aria-current", "page");
   $("nav-history").toggleAttribute("aria-current", history);
   if (history) $("nav-history").setAttribute("aria-current", "page");
-  if (history) { $("result").hidden = true; setStatus(""); loadHistory(); }
-  else if (review) openReview(review[1]);
+  if (history) { clearResult(); showError(""); setStatus(""); loadHistory(); }
+  else if (review) { if (state.resultFrom === "ruled") clearResult(); openReview(review[1]); }
+  else if (state.resultFrom === "review") {
+    // Back to settling: the review's ruling is not the charge on this page.
+    clearResult();
+    showError("");
+    setStatus(settleStatus());
+  }
 }
 
 // ---- wiring -----------------------------------------------------------------------------
@@ -724,24 +888,29 @@ function init() {
     const f = ev.target.files[0];
     if (f) useMarkersFile(f);
   });
-  $("markers-forget").addEventListener("click", () => {
-    localStorage.removeItem(MARKERS_KEY);
-    state.markersText = null;
-    showMarkersName();
-  });
+  $("markers-forget").addEventListener("click", forgetMarkers);
   $("webcam-start").addEventListener("click", startWebcam);
   $("webcam-stop").addEventListener("click", stopWebcam);
   $("webcam-capture").addEventListener("click", captureWebcam);
   $("table-canvas").addEventListener("click", onCanvasClick);
-  $("clear-pick").addEventListener("click", () => { resetPick(); if (state.scene) render(); });
-  $("ruleset-select").addEventListener("change", () => { if (state.chargers.length && state.target) previewOdds(); });
+  $("clear-pick").addEventListener("click", () => {
+    resetPick();
+    if (state.resultFrom) clearResult();
+    if (state.scene) { render(); setStatus(settleStatus()); }
+  });
+  $("ruleset-select").addEventListener("change", () => {
+    // A ruling shown was made by the other ruleset: it no longer answers the charge picked.
+    state.pickSeq++;
+    if (state.resultFrom === "ruled") clearResult();
+    if (state.chargers.length && state.target) previewOdds();
+  });
   $("roll-dice").addEventListener("click", rollDice);
   $("dice-form").addEventListener("submit", submitRuling);
   $("history-more").addEventListener("click", () => loadHistory(true));
   new ResizeObserver(() => { if (state.scene) renderUnitList(); }).observe($("table-canvas"));
   window.addEventListener("hashchange", route);
   route();
-  if (!location.hash || location.hash === "#/") setStatus("Choose a photo of the table and the marker set.");
+  if (!location.hash || location.hash === "#/") setStatus(settleStatus());
 }
 
 init();

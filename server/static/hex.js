@@ -37,6 +37,8 @@ const state = {
   chosen: {},         // readings (options) the user changed
   ruling: null,
   seq: 0,
+  samples: [],        // GET /api/hex/samples
+  shipped: null,      // a promise: Map of the shipped rules-data names -> illustrative or not
 };
 
 function setStatus(text) { $("status").textContent = text || ""; }
@@ -70,6 +72,43 @@ function rulesetOf(name) {
   return state.kinds.find((r) => r.name === name || r.aliases.includes(name)) || null;
 }
 
+// The rules data a ruling uses (as the server picks it): the user's file, else the position's
+// inline object, else the shipped file the position names. Names are compared as the server
+// does (hex_samples.rules_data): the bare name, with or without ".json".
+const bareName = (name) => (name.endsWith(".json") ? name.slice(0, -5) : name);
+
+function shippedRulesData() {
+  // Which shipped rules-data files are illustrative, read from the samples that name them
+  // (GET /api/hex/samples/{name} gives each sample's rules data with its position).
+  if (!state.samples.length) return Promise.resolve(new Map());  // not known yet: ask later
+  if (!state.shipped) {
+    state.shipped = Promise.all(state.samples.map((s) => api(`/api/hex/samples/${encodeURIComponent(s.name)}`)
+      .catch(() => null))).then((found) => {
+      const known = new Map();
+      for (const s of found) {
+        const ref = s && s.position && s.position.rules_data;
+        if (typeof ref === "string" && s.rules_data) known.set(bareName(ref), Boolean(s.rules_data.illustrative));
+      }
+      return known;
+    });
+  }
+  return state.shipped;
+}
+
+async function illustrativeInUse(position) {
+  if (state.rulesData) return Boolean(state.rulesData.illustrative);
+  const ref = position && position.rules_data;
+  if (ref && typeof ref === "object") return Boolean(ref.illustrative);
+  if (typeof ref !== "string") return false;
+  return (await shippedRulesData()).get(bareName(ref)) === true;
+}
+
+async function showIllustrative() {
+  const position = state.position;
+  const shown = await illustrativeInUse(position);
+  if (position === state.position) $("illustrative").hidden = !shown;
+}
+
 function useLayout(position, layout, illustrative) {
   state.position = position;
   state.layout = layout;
@@ -93,6 +132,7 @@ async function loadSample(name) {
   try {
     const s = await api(`/api/hex/samples/${encodeURIComponent(name)}`);
     state.rulesData = null;
+    $("rules-input").value = "";  // a sample is ruled with its own rules data
     $("rules-name").textContent = "";
     useLayout(s.position, s.map, Boolean(s.rules_data && s.rules_data.illustrative));
     setStatus(`${s.title}: loaded.`);
@@ -113,8 +153,8 @@ async function loadOwnPosition() {
     const position = await readJsonFile($("position-input"));
     if (!position) return;
     const layout = await api("/api/hex/map", { position });
-    const data = state.rulesData || {};
-    useLayout(position, layout, Boolean(data.illustrative));
+    useLayout(position, layout, Boolean(state.rulesData && state.rulesData.illustrative));
+    await showIllustrative();  // also when it names the shipped (illustrative) rules data
     setStatus("Your position: loaded.");
   } catch (e) { showError(e.message); }
 }
@@ -124,7 +164,7 @@ async function loadOwnRules() {
   try {
     state.rulesData = await readJsonFile($("rules-input"));
     $("rules-name").textContent = state.rulesData ? "loaded: sent with every ruling" : "";
-    if (state.position) $("illustrative").hidden = !(state.rulesData && state.rulesData.illustrative);
+    if (state.position) await showIllustrative();
     if (state.ruling) await ask();
   } catch (e) { showError(e.message); }
 }
@@ -400,6 +440,7 @@ async function start() {
   try {
     const [kinds, samples] = await Promise.all([api("/api/hex/kinds"), api("/api/hex/samples")]);
     state.kinds = kinds;
+    state.samples = samples.samples;
     const box = $("samples");
     for (const s of samples.samples) {
       box.append(el("button", { type: "button", "data-testid": `sample-${s.name}`,
