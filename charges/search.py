@@ -43,6 +43,7 @@ from .first_pass import _chunks, first_move, path_prefilter
 from .grid_edges import edge_paths
 from .plan import SearchMemo, SearchPlan
 from .refine import _best_refined, _least_turn
+from .turn_edges import _rotated, least_edge_turn
 from .world import CLEAR, World
 
 #: What the target may not hit when it turns (priority 2 fallback): a world, or a function
@@ -94,17 +95,20 @@ def moves_aside(charger: g.Unit, target: g.Unit, move: ChargeMove, world: World,
                 plan: SearchPlan) -> list[ChargeMove]:
     """The legal moves putting the same models in contact as ``move`` at the two extreme end
     offsets that allow it (as far to each side of the facing as that contact allows): they
-    leave the most room for another charger on the other side (multiple charges, RULES.md 8).
-    Each side's rows are tried from the extreme inwards."""
+    leave the most room for another charger on the other side (multiple charges, RULES.md 8);
+    and the one nearest the middle of those offsets, which leaves room on both sides (three
+    chargers against a narrow target: one in the middle, one at each corner). Each side's
+    rows are tried from the extreme inwards, the middle's outwards."""
     big = plan.big
     rows = np.flatnonzero(plan.contact_id[plan.at] == move.contact_id)
-    if move.target_final is not None:
+    if move.target_final is not None or not len(rows):
         return []
+    mid = (big.s[rows].min() + big.s[rows].max()) / 2
     out: list[ChargeMove] = []
-    for sign in (1.0, -1.0):
-        order = rows[np.lexsort((big.length[rows], sign * big.s[rows]))]
+    for key in (big.s[rows], -big.s[rows], np.abs(big.s[rows] - mid)):
+        order = rows[np.lexsort((big.length[rows], np.round(key, 6)))]
         found = _first_legal(charger, target, world, plan, order, move.rejected, move.s)
-        if found is not None:
+        if found is not None and all(abs(found.s - o.s) > 1e-6 for o in out):
             out.append(found)
     return out
 
@@ -179,6 +183,7 @@ class MoveSearch:
         self.target_world, self.allow_target_turn = target_world, allow_target_turn
         self.k, self.refine, self.memo, self.count = k, refine, memo, count
         self.form, self.start, self.tbody = charger.formation, charger.pose, target.body
+        self.exclude = exclude
         plan = memo.plan_for(charger, target, facing, exclude, rules) if memo is not None \
             else SearchPlan.of(charger, target, facing, exclude, rules)
         self.plan = plan
@@ -219,6 +224,7 @@ class MoveSearch:
                     int(times)
         self.max_length = max_length
         self.unaligned = rules.unaligned
+        self.rules = rules
         self.closed = 0
         self.order = np.zeros(0, dtype=int)
         self.seq_gid = np.zeros(0, dtype=int)
@@ -405,6 +411,21 @@ class MoveSearch:
                     if len(self.found) >= self.k:
                         return
 
+    def turn_edges(self) -> None:
+        """The target turned less than :meth:`target_turns` found, by a path at an end of a
+        wheel's interval of reachable end offsets (charges/turn_edges.py). Replaces the move
+        found when it turns the target less."""
+        target_world = self.target_world
+        if callable(target_world):
+            target_world = target_world()
+        assert target_world is not None
+        best = abs(self.found[0].target_turn_deg)
+        c = least_edge_turn(self.form, self.start, self.plan, self.target, self.world,
+                            target_world, best, self.max_length, self.exclude)
+        if c is not None:
+            self.found = [_finish(self.charger, self.target, self.plan.frame, c, True,
+                                  list(self.rejected), self.count)]
+
     def run(self) -> tuple[list[ChargeMove], list[Rejected]]:
         plan, groups = self.plan, self.plan.groups
         self.order = plan.sorted(self.open_rows(plan.members[0])) if groups else \
@@ -435,6 +456,10 @@ class MoveSearch:
         if not self.found and self.allow_target_turn and self.target.state != "engaged" and \
                 self.target_world is not None:
             self.target_turns()
+            if self.k == 1 and self.found:
+                # Only to turn it less: most charges with no aligned move have no move at
+                # all, and the edges' table would cost them a tenth more.
+                self.turn_edges()
         if not self.found and self.unaligned:
             self.unaligned_contact()
         return self.found, self.rejected
@@ -490,14 +515,3 @@ class MoveSearch:
                                           list(self.rejected), self.count,
                                           self.contact_of(int(i)), aligned=False))
                 return
-
-
-def _rotated(corners: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle_deg: np.ndarray
-             ) -> np.ndarray:
-    """(n, 4, 2): ``corners`` (4, 2) turned counter-clockwise by each angle about each centre
-    (as geometry.rotate_point)."""
-    a = np.radians(angle_deg)[:, None]
-    c, s = np.cos(a), np.sin(a)
-    dx = corners[None, :, 0] - cx[:, None]
-    dy = corners[None, :, 1] - cy[:, None]
-    return np.stack([cx[:, None] + c * dx - s * dy, cy[:, None] + s * dx + c * dy], axis=2)
