@@ -9,6 +9,7 @@ the field (DESIGN.md, Python API) and become 422.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -57,6 +58,8 @@ def validation_errors(errors: list[Any], prefix: tuple[str, ...] = ()) -> tuple[
     for e in errors:
         loc = [*prefix, *[p if isinstance(p, int) else str(p) for p in e.get("loc", ())]]
         msg = str(e.get("msg", "")).removeprefix("Value error, ")
+        if msg.startswith("Expected UploadFile"):  # FastAPI's words for a text part
+            msg = "must be sent as a file (a form part with a filename), not as a text field"
         if e.get("type") == "json_invalid":  # loc is ('body', character): say so
             at = next((p for p in loc if isinstance(p, int)), None)
             loc = ["body"]
@@ -69,6 +72,27 @@ def validation_errors(errors: list[Any], prefix: tuple[str, ...] = ()) -> tuple[
         if line not in lines:
             lines.append(line)
     return "; ".join(lines) or "the request is not valid", items
+
+
+#: What FastAPI answers (400) when reading a body raised anything but a JSON syntax error.
+FASTAPI_UNREADABLE_BODY = "There was an error parsing the body"
+
+
+def unreadable_json(e: BaseException, field: str) -> str | None:
+    """Why a JSON text that is not a syntax error could still not be read, in plain words
+    naming ``field``: bytes that are not UTF-8, nesting deeper than Python's JSON reader goes,
+    an integer longer than it converts (``sys.get_int_max_str_digits``). None for anything
+    else."""
+    if isinstance(e, UnicodeDecodeError):
+        code = "UTF-8" if e.encoding.replace("-", "").lower() == "utf8" else e.encoding.upper()
+        return (f"{field}: not {code} text (byte {e.start} cannot be read); send JSON as "
+                f"UTF-8 text")
+    if isinstance(e, RecursionError):
+        return f"{field}: JSON nested too deeply to be read"
+    if isinstance(e, ValueError) and "digits" in str(e):
+        return (f"{field}: a number has more than {sys.get_int_max_str_digits()} digits, "
+                f"more than can be read")
+    return None
 
 
 def engine_error(e: ValueError, what: str) -> ClientError:
@@ -132,6 +156,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        if e.status_code == 400 and e.detail == FASTAPI_UNREADABLE_BODY:
+            # FastAPI read the body and it raised (raised from the error): say what it was.
+            cause = e.__cause__
+            detail = (unreadable_json(cause, "body") if cause is not None else None) or \
+                f"body: cannot be read as JSON ({type(cause).__name__ if cause else 'unknown'})"
+            return error_response(400, "bad_json", detail, "body")
         codes = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
         resp = error_response(e.status_code, codes.get(e.status_code, "http_error"),
                               str(e.detail))

@@ -13,7 +13,17 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    WrapValidator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 import charges
 
@@ -25,6 +35,41 @@ _SAMPLE_REQUEST = {
     "scene": json.loads((Path(__file__).parent / "samples" / "scene.json").read_text()),
     "charges": [{"charger": "knights", "target": "spears"}],
     "dice": {"knights": [3, 5, 2]}}
+
+
+def one_of(accepts: str) -> WrapValidator:
+    """For a field that takes one of several shapes (a union): its refusal in words, ``must be
+    {accepts}``, instead of one error per shape tagged with pydantic's names for them
+    (``on_accidental_contact.literal['halt','continue']: ...; on_accidental_contact.dict[str,
+    ...]: ...``). When the value has one of the shapes and something inside it is wrong (an
+    object whose entry is not 'halt'), that entry's own errors are kept, without the tag. The
+    JSON Schema is the union's, unchanged."""
+
+    def check(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError as e:
+            # Each error's loc starts with the tag of the shape tried; deeper errors are those
+            # of a shape the value has.
+            inside = [x for x in e.errors() if len(x["loc"]) > 1]
+            if inside:
+                raise ValidationError.from_exception_data(e.title, [InitErrorDetails(
+                    type=PydanticCustomError(x["type"], "{msg}", {"msg": x["msg"]}),
+                    loc=x["loc"][1:], input=x["input"]) for x in inside]) from None
+            raise PydanticCustomError("one_of", "must be {accepts}, not {given}",
+                                      {"accepts": accepts, "given": _shown(value)}) from None
+
+    return WrapValidator(check)
+
+
+def _shown(value: Any) -> str:
+    """A value as a refusal quotes it: a short scalar as written, else what kind it is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        text = json.dumps(value)
+        return text if len(text) <= 40 else f"{text[:37]}..."
+    return {dict: "an object", list: "a list", type(None): "null"}.get(type(value), "that")
 
 
 class _Open(BaseModel):
@@ -125,10 +170,11 @@ class Terrain(_Strict):
         description="Outline, mm, table frame: at least 3 corners, not crossing itself")
 
 
-RearRank = Literal["centre", "left", "right"] | Annotated[
+RearRank = Annotated[Literal["centre", "left", "right"] | Annotated[
     list[Annotated[int, Field(ge=0)]],
     Field(json_schema_extra={"uniqueItems": True},
-          description="The occupied file indexes of the rear rank, each once")]
+          description="The occupied file indexes of the rear rank, each once")],
+    one_of("'centre', 'left', 'right' or a list of the occupied file indexes")]
 
 
 class Unit(_Strict):
@@ -209,9 +255,23 @@ class ChargeDeclaration(BaseModel):
 
 
 Die = Annotated[int, Field(ge=1, le=6, strict=True)]
+#: One unit's roll: as many D6 as its roll takes. That count depends on the unit (Swiftstride)
+#: and the ruleset, so the engine judges it, naming what the unit needs ("dice.knights: best
+#: two of 3D6 needs 3 dice, got 1"); refused here, one die would be told "at least 2", which
+#: a Swiftstride charger cannot use either. The schema states the counts any ruleset takes.
+Roll = Annotated[list[Die], WithJsonSchema({
+    "type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
+    "minItems": _dice_counts()[0], "maxItems": _dice_counts()[1]})]
 #: Dice rolled per charger: as many D6 as the charger's roll takes.
-Dice = dict[str, Annotated[list[Die], Field(min_length=_dice_counts()[0],
-                                            max_length=_dice_counts()[1])]]
+Dice = dict[str, Roll]
+
+
+#: tow: what a charger met by a fleeing enemy across its only way does, for every charger or
+#: per charger id.
+OnAccidentalContact = Annotated[
+    Literal["halt", "continue"] | dict[str, Literal["halt", "continue"]],
+    one_of("'halt' or 'continue' (for every charger), or an object giving one of them per "
+           "charger id")]
 
 
 class RulingRequest(BaseModel):
@@ -234,8 +294,7 @@ class RulingRequest(BaseModel):
         default=None, description="A charged unit's Flee! reaction with its flee roll (tow, "
         "whfb8): it flees from the charger before the charge is ruled",
         examples=[{"spears": [2, 3]}])
-    on_accidental_contact: Literal["halt", "continue"] | dict[
-        str, Literal["halt", "continue"]] | None = Field(
+    on_accidental_contact: OnAccidentalContact | None = Field(
         default=None, description="tow: what a charger met by a fleeing enemy across its only "
         "way does, for every charger or per charger id: halt 1 in from it (the default) or "
         "continue and run it down", examples=["halt"])
@@ -342,6 +401,12 @@ class Review(ReviewLinks):
     ruleset: str
     charges: list[ChargeDeclaration]
     dice: Dice | None = None
+    facing_roll: dict[str, Die] | None = Field(
+        default=None, description="The facing rolls it was ruled with, when given")
+    flee: Dice | None = Field(default=None, description="The flee rolls it was ruled with, "
+                                                        "when given (tow, whfb8)")
+    on_accidental_contact: OnAccidentalContact | None = Field(
+        default=None, description="tow: halt or continue, when given")
     scene: DetectedScene
     ruling: Ruling
     overlay_kind: Literal["photo", "plan"] = Field(

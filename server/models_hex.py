@@ -25,6 +25,7 @@ from charges.hex.position import MORALE_STATES, PHASES, SCHEMA
 from charges.hex.reactions import EVENT_KINDS, MODES
 from charges.rulesets import implemented
 from server import hex_samples
+from server.models import one_of
 
 #: Hex coordinates further out than this are refused: no printed map comes near, and beyond
 #: about 1e308 a coordinate cannot even be drawn.
@@ -62,11 +63,13 @@ class HexQR(_Shape):
 
 #: A hex: ``[q, r]`` (axial), ``{"q": .., "r": ..}``, or a printed label ``"CCRR"`` when the map
 #: has a ``label_origin`` (HEX.md 3.1, 4).
-HexRef = Annotated[list[Coord], Field(min_length=2, max_length=2)] | HexQR | Annotated[
-    str, Field(pattern=r"^[0-9]{2,12}$", description="printed label CCRR")]
+HexRef = Annotated[Annotated[list[Coord], Field(min_length=2, max_length=2)] | HexQR | Annotated[
+    str, Field(pattern=r"^[0-9]{2,12}$", description="printed label CCRR")],
+    one_of('a hex: [q, r], {"q": q, "r": r} or a printed label such as "0405"')]
 #: A hex in a request (HEX.md 14): ``[q, r]`` or, as the command line writes it, ``"Q,R"``.
-HexText = Annotated[list[Coord], Field(min_length=2, max_length=2)] | Annotated[
-    str, Field(pattern=r"^-?[0-9]{1,7},-?[0-9]{1,7}$", description="Q,R")]
+HexText = Annotated[Annotated[list[Coord], Field(min_length=2, max_length=2)] | Annotated[
+    str, Field(pattern=r"^-?[0-9]{1,7},-?[0-9]{1,7}$", description="Q,R")],
+    one_of('a hex: [q, r] (two whole numbers) or the text "Q,R" (e.g. "0,-1")')]
 
 
 class LabelOrigin(_Shape):
@@ -157,7 +160,9 @@ class HexUnit(_Shape):
     name: Name | None = None
     hexes: Annotated[list[HexRef], Field(min_length=1, max_length=5)]
     facing: Annotated[int, Field(ge=0, le=11, description="0-11, bearing 30 x f")] | None = None
-    stack_pos: Count | list[Count] | None = Field(default=None, description="0 = top")
+    stack_pos: Annotated[Count | list[Count], one_of(
+        "a place in the stack (0 = top) or a list of them, one per hex")] | None = Field(
+        default=None, description="0 = top")
     formation: Literal[FORMATIONS] | None = None  # type: ignore[valid-type]
     strength_printed: Count | None = None
     casualties: Count | None = None
@@ -204,7 +209,9 @@ class HexPosition(_Shape):
     schema_: Literal[SCHEMA] = Field(default=SCHEMA, alias="schema")  # type: ignore[valid-type]
     ruleset: Literal[RULESET_NAMES]  # type: ignore[valid-type]
     title: str | None = None
-    rules_data: Annotated[str, Field(max_length=200)] | dict[str, Any] | None = None
+    rules_data: Annotated[Annotated[str, Field(max_length=200)] | dict[str, Any], one_of(
+        "the rules data as an object, or the name of a rules-data file the server ships")
+    ] | None = None
     map: HexMap | None = None
     turn: Turn | None = None
     units: Annotated[list[HexUnit], Field(max_length=2000)] | None = None
@@ -315,8 +322,13 @@ class AssaultRequest(LbRequest):  # type: ignore[misc, valid-type]
 
     model_config = _example("quatre-bras", assault=["fr-bn1", "fr-bn2"], target=["al-27"])
 
-    assault: Annotated[list[Name], Field(min_length=1, max_length=50)] | Name
-    target: Annotated[list[Name | HexText], Field(min_length=1, max_length=2)] | Name = Field(
+    assault: Annotated[Annotated[list[Name], Field(min_length=1, max_length=50)] | Name,
+                       one_of("a unit id or a list of unit ids")]
+    target: Annotated[
+        Annotated[list[Annotated[Name | HexText, one_of(
+            'a unit id, a hex [q, r] or the text "Q,R"')]], Field(min_length=1, max_length=2)]
+        | Name, one_of('a list of one or two targets (unit ids or hexes), or one unit id or '
+                       '"Q,R"')] = Field(
         description="A list of one or two targets, each a unit id, a hex [q, r] or 'Q,R'; or "
                     "one id or 'Q,R'")
     join: Ids | None = None

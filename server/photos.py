@@ -4,6 +4,7 @@ and the ruling drawn back on them."""
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,16 @@ THUMBNAIL_PX = 320
 PHOTO_FORMATS = {"JPEG": ("jpg", "image/jpeg"), "PNG": ("png", "image/png"),
                  "WEBP": ("webp", "image/webp"), "BMP": ("bmp", "image/bmp"),
                  "TIFF": ("tif", "image/tiff")}
+#: The accepted formats as a sentence says them: "JPEG, PNG, WebP, BMP or TIFF".
+_NAMES = [{"WEBP": "WebP"}.get(f, f) for f in PHOTO_FORMATS]
+ACCEPTED = f"{', '.join(_NAMES[:-1])} or {_NAMES[-1]}"
+
+
+def too_many_pixels(pixels: int | None, size: str = "") -> ClientError:
+    """The 413 of a photo over :data:`MAX_PIXELS`, in the server's own words."""
+    what = size or (f"{pixels / 1e6:g} megapixels" if pixels else "the photo")
+    return ClientError(413, "too_large", f"photo: {what} is more than the "
+                                         f"{MAX_PIXELS / 1e6:g} megapixels accepted", "photo")
 
 
 @dataclass(frozen=True)
@@ -48,21 +59,22 @@ def decode_photo(data: bytes, want_thumbnail: bool = True) -> Photo:
             if fmt not in PHOTO_FORMATS:
                 raise ClientError(415, "bad_photo",
                                   f"photo: {fmt or 'this'} images are not accepted "
-                                  "(JPEG, PNG or WebP expected)", "photo")
+                                  f"({ACCEPTED} expected)", "photo")
             w, h = img.size
             if w * h > MAX_PIXELS:
-                raise ClientError(413, "too_large",
-                                  f"photo: {w} x {h} pixels is more than the "
-                                  f"{MAX_PIXELS / 1e6:g} megapixels accepted", "photo")
+                raise too_many_pixels(w * h, f"{w} x {h} pixels")
             img.load()
             rgb = ImageOps.exif_transpose(img).convert("RGB")
     except ClientError:
         raise
     except UnidentifiedImageError:
-        raise ClientError(415, "bad_photo", "photo: not an image (JPEG, PNG or WebP expected)",
+        raise ClientError(415, "bad_photo", f"photo: not an image ({ACCEPTED} expected)",
                           "photo") from None
     except Image.DecompressionBombError as e:
-        raise ClientError(413, "too_large", f"photo: {e}", "photo") from None
+        # Pillow's own guard (past twice its MAX_IMAGE_PIXELS) fires while opening, before
+        # the size check above: the limit that counts is this server's.
+        found = re.search(r"\((\d+) pixels\)", str(e))
+        raise too_many_pixels(int(found.group(1)) if found else None) from None
     except (OSError, SyntaxError, ValueError, EOFError) as e:
         raise ClientError(400, "bad_photo", f"photo: broken image file ({e})", "photo") from None
     ext, media_type = PHOTO_FORMATS[fmt]

@@ -10,14 +10,15 @@ from server import engine
 from server import models as m
 from server.deps import WorkersDep
 from server.errors import refusals
-from server.forms import markers_field
-from server.photos import MAX_PIXELS
+from server.forms import ONLY_KNOWN_PARTS_ONCE, markers_field
+from server.photos import ACCEPTED, MAX_PIXELS
 
-router = APIRouter(tags=["detection"], responses=refusals(400, 415, 422, 503))
+router = APIRouter(tags=["detection"], responses=refusals(400, 415, 422, 503),
+                   dependencies=[ONLY_KNOWN_PARTS_ONCE])
 
 # Module level: route signatures are resolved from their (postponed) annotations by name.
 PhotoField = Annotated[UploadFile, File(
-    description=f"The table photo: JPEG, PNG, WebP, BMP or TIFF, at most "
+    description=f"The table photo: {ACCEPTED}, at most "
                 f"{MAX_PIXELS / 1e6:g} megapixels")]
 MarkersField = Annotated[UploadFile | str, File(
     description="The marker set (markers.json), as a file or as text")]

@@ -12,6 +12,7 @@ engine's own fields (code, field, where, units, hexes).
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Annotated, Any
 
@@ -19,6 +20,7 @@ from fastapi import APIRouter, Path
 from fastapi.responses import FileResponse, JSONResponse
 
 import charges
+from charges.hex.api import RULING_NAMES
 from charges.rulesets import get_ruleset
 from server import hex_samples
 from server import models_hex as hm
@@ -47,13 +49,75 @@ SampleName = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$",
                                  description="A name from GET /api/hex/samples")]
 
 
-def refusal(e: ValueError) -> JSONResponse:
+#: The ruling routes (``POST /api/hex/{kind}``).
+ROUTE_KINDS = ("combat", "reactions", "assault", "rally", "cup")
+
+#: The engine words its refusals and notes for the command line (HEX.md 14: ``--rules-data
+#: F``, ``--event F``): over HTTP each flag is a field of the JSON body.
+HTTP_WORDS: list[tuple[str, str]] = [
+    ("supply it with --rules-data", 'supply it as "rules_data" in the request'),
+    (" (--event F)", ': give "event" (one record) or "events" (a list of them)'),
+    ("--assault ID and --target ID_OR_Q,R",
+     '"assault" (unit ids) and "target" (a unit id or a hex)'),
+    ("fix_wagons / --fix-wagons", '"fix_wagons": true'),
+]
+#: Any other flag, with its metavariable: ``--attacker ID`` -> ``"attacker"``.
+FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: [A-Z][A-Z0-9_,]*\b)?")
+
+
+def http_words(text: str) -> str:
+    """``text`` with the command line's flags named as the JSON fields they are over HTTP."""
+    if "--" not in text:
+        return text
+    for cli, http in HTTP_WORDS:
+        text = text.replace(cli, http)
+    return FLAG.sub(lambda m: '"' + m.group(1).replace("-", "_") + '"', text)
+
+
+def _http_strings(value: Any) -> Any:
+    """Every string of a ruling in :func:`http_words`."""
+    if isinstance(value, str):
+        return http_words(value)
+    if isinstance(value, dict):
+        return {k: _http_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_http_strings(v) for v in value]
+    return value
+
+
+def _rulesets_of(kind: str) -> list[dict[str, Any]]:
+    """The hex rulesets (``charges.hex.describe()``) that have the ruling ``kind``."""
+    return [r for r in charges.hex.describe()
+            if kind in r["kinds"] or RULING_NAMES.get(kind) in r["kinds"]]
+
+
+def _wrong_route(kind: str, ruleset: str) -> tuple[str, str]:
+    """A ruling route called on a position of another game (the engine says the ruleset has no
+    such kind, naming its parameter ``kind``, which a client of this route never sends): the
+    field at fault is the position's ``ruleset``, and the answer says where it is ruled."""
+    names = [r["name"] + (f" ({', '.join(r['aliases'])})" if r["aliases"] else "")
+             for r in _rulesets_of(kind)]
+    own = [f"/api/hex/{k}" for k in ROUTE_KINDS
+           if any(ruleset in (r["name"], *r["aliases"]) for r in _rulesets_of(k))]
+    where = f", ruled at {', '.join(own[:-1])} and {own[-1]}" if len(own) > 1 else \
+        f", ruled at {own[0]}" if own else ""
+    return "position.ruleset", (f"position.ruleset: UNKNOWN_KIND: POST /api/hex/{kind} rules "
+                                f"on positions of {' or '.join(names)}, and this position's "
+                                f"ruleset is {ruleset!r}{where}")
+
+
+def refusal(e: ValueError, kind: str | None = None,
+            ruleset: str | None = None) -> JSONResponse:
     """The engine's refusal in the server's error envelope (:class:`ErrorBody`, with the
-    engine's fields)."""
+    engine's fields), in HTTP's words."""
     info = e.to_json() if callable(getattr(e, "to_json", None)) else {}
-    body = ErrorBody(error="invalid", detail=str(e) or type(e).__name__,
-                     field=info.get("field"), code=info.get("code"),
-                     where=info.get("where"), message=info.get("message"),
+    detail, field = http_words(str(e) or type(e).__name__), info.get("field")
+    message = None if info.get("message") is None else http_words(str(info["message"]))
+    if info.get("code") == "UNKNOWN_KIND" and field == "kind" and kind and ruleset:
+        field, detail = _wrong_route(kind, ruleset)
+        message = detail
+    body = ErrorBody(error="invalid", detail=detail, field=field, code=info.get("code"),
+                     where=info.get("where"), message=message,
                      units=info.get("units"), hexes=info.get("hexes"))
     return JSONResponse(body.model_dump(exclude_none=True), status_code=422)
 
@@ -61,7 +125,7 @@ def refusal(e: ValueError) -> JSONResponse:
 def _ruling(kind: str, params: dict[str, Any]) -> dict:
     pos = params.pop("position")
     data = hex_samples.rules_data_for(pos, params.pop("rules_data", None))
-    return charges.hex_rule(kind, pos, rules_data=data, **params)
+    return _http_strings(charges.hex_rule(kind, pos, rules_data=data, **params))
 
 
 async def rule(workers: Workers, kind: str, request: hm.HexRequest) -> Any:
@@ -72,7 +136,7 @@ async def rule(workers: Workers, kind: str, request: hm.HexRequest) -> Any:
     try:
         return await workers.run("rule", partial(_ruling, kind, params))
     except ValueError as e:
-        return refusal(e)
+        return refusal(e, kind, request.position.ruleset)
 
 
 def layout(position: dict[str, Any]) -> dict:

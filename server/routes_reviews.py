@@ -18,9 +18,13 @@ from server.forms import (
     CHARGES_ADAPTER,
     DICE_ADAPTER,
     FACING_ROLL_ADAPTER,
+    FLEE_ADAPTER,
+    ON_ACCIDENTAL_CONTACT_ADAPTER,
+    ONLY_KNOWN_PARTS_ONCE,
     json_field,
     markers_field,
     typed_field,
+    word_or_json_field,
 )
 from server.photos import rules_scene
 from server.routes_detect import MarkersField, PhotoField
@@ -41,6 +45,13 @@ RulesetField = Annotated[m.RulesetName, Form(description="Ruleset id")]
 FacingRollField = Annotated[str | None, Form(
     description='JSON object: a D6 per charger deciding a contested facing (whfb8), e.g. '
                 '{"knights": 4}')]
+FleeField = Annotated[str | None, Form(
+    description='JSON object: a charged unit\'s Flee! reaction with its flee roll (tow, whfb8), '
+                'e.g. {"spears": [2, 3]}')]
+OnAccidentalContactField = Annotated[str | None, Form(
+    description="tow: what a charger met by a fleeing enemy across its only way does: halt or "
+                'continue for every charger, or a JSON object per charger id, e.g. {"knights": '
+                '"continue"}')]
 
 
 def links(review_id: str) -> dict[str, str]:
@@ -54,6 +65,8 @@ def review_out(r: Review) -> dict[str, Any]:
     return {"id": r.id, "created_at": r.created_at,
             "ruleset": r.request.get("ruleset", "t9a-1"),
             "charges": r.request.get("charges", []), "dice": r.request.get("dice"),
+            **{k: r.request[k] for k in ("facing_roll", "flee", "on_accidental_contact")
+               if k in r.request},
             "scene": r.scene, "ruling": r.ruling,
             "overlay_kind": r.request.get("overlay_kind", "photo"), **links(r.id)}
 
@@ -70,18 +83,29 @@ def summary_out(r: Review) -> dict[str, Any]:
 
 
 @router.post("/api/reviews", status_code=201, response_model=m.Review,
-             responses=refusals(400, 415, 422, 503),
+             responses=refusals(400, 415, 422, 503), dependencies=[ONLY_KNOWN_PARTS_ONCE],
              summary="Detect, rule and store a review of a photo")
 async def create_review(photo: PhotoField, markers: MarkersField, charges_: ChargesField,
                         workers: WorkersDep, store: StoreDep, dice: DiceField = None,
                         ruleset: RulesetField = "t9a-1",
-                        facing_roll: FacingRollField = None) -> Any:
+                        facing_roll: FacingRollField = None, flee: FleeField = None,
+                        on_accidental_contact: OnAccidentalContactField = None) -> Any:
     """Stored for post-game review: the photo, its scene, the ruling and the overlay. The
-    answer (201) comes only once everything is durably on disk."""
+    answer (201) comes only once everything is durably on disk. The parts are those of a
+    ruling request (``POST /api/rulings``); a part the form does not take, or one sent twice,
+    is refused."""
     declared = typed_field(CHARGES_ADAPTER, json_field(charges_, "charges"), "charges")
     rolled = None if dice is None else typed_field(DICE_ADAPTER, json_field(dice, "dice"), "dice")
     rolls = None if facing_roll is None else typed_field(
         FACING_ROLL_ADAPTER, json_field(facing_roll, "facing_roll"), "facing_roll")
+    options: dict[str, Any] = {}
+    if flee is not None:
+        options["flee"] = typed_field(FLEE_ADAPTER, json_field(flee, "flee"), "flee")
+    if on_accidental_contact is not None:
+        options["on_accidental_contact"] = typed_field(
+            ON_ACCIDENTAL_CONTACT_ADAPTER,
+            word_or_json_field(on_accidental_contact, "on_accidental_contact"),
+            "on_accidental_contact")
     marker_doc = await markers_field(markers)
     data = await photo.read()
     scene = await engine.detect_scene(workers, data, marker_doc)
@@ -91,6 +115,7 @@ async def create_review(photo: PhotoField, markers: MarkersField, charges_: Char
         request["dice"] = rolled
     if rolls is not None:
         request["facing_roll"] = rolls
+    request.update(options)
     ruling = await engine.rule(workers, request)
     pictures = await engine.render_review(workers, data, scene, ruling)
     stored_request = {k: v for k, v in request.items() if k != "scene"}

@@ -15,7 +15,7 @@ from geometry import hexfacing as hf
 from geometry import hexgrid as hg
 
 from .errors import HexRequestError
-from .fields import parse_hex_text
+from .fields import map_hex
 from .mayhem import mayhem
 from .melee import melee_values
 from .position import HexUnit
@@ -71,7 +71,7 @@ def _targets(ctx: Context, raw: list[Any], side: str) -> tuple[list[Group], list
             g = Group([u], list(u.hexes), by_unit=True) if len(u.hexes) > 1 else \
                 _group_of_hex(ctx, u.hexes[0], side)
         else:
-            h = parse_hex_text(t, fname)
+            h = map_hex(ctx.position.map, t, fname)
             g = _group_of_hex(ctx, h, side)
             if g is None:
                 if ctx.position.leaders_at(h):

@@ -27,13 +27,14 @@ class HexRequestError(RequestError):
     """A bad ruling request (an unknown option, a unit id not in the position ...): ``field`` is
     the option, ``code`` a short name for the fault."""
 
-    def __init__(self, field: str, message: str, code: str = "BAD_REQUEST") -> None:
+    def __init__(self, field: str, message: str, code: str = "BAD_REQUEST",
+                 hexes: list[list[int]] | None = None) -> None:
         self.code, self.field = code, field
         self.where = "request"
         self.units: list[str] = []
-        self.hexes: list[list[int]] = []
+        self.hexes: list[list[int]] = hexes or []
         super().__init__(f"{field}: {code}: {message}")
 
     def to_json(self) -> dict:
         return {"code": self.code, "where": self.where, "field": self.field,
-                "message": str(self), "units": [], "hexes": []}
+                "message": str(self), "units": self.units, "hexes": self.hexes}

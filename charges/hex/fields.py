@@ -143,3 +143,26 @@ def parse_hex_text(text: Any, field: str) -> Hex:
                 pass
     raise HexRequestError(field, f"{text!r} is not a hex; write it as Q,R (e.g. 0,-1)",
                           "BAD_HEX")
+
+
+def map_hex(hm: Any, text: Any, field: str) -> Hex:
+    """A hex of the request (:func:`parse_hex_text`) where something happens, which must be on
+    the position's map (``HexMap.on_map``: its ``bounds``; HEX.md 14, unbounded without them):
+    ``HEX_OFF_MAP`` naming ``field`` otherwise, as a unit off the map is ``UNIT_HEX_OFF_MAP``."""
+    h = parse_hex_text(text, field)
+    if not hm.on_map(h):
+        raise HexRequestError(field, f"{list(h)} is off the map ({bounds_text(hm)})",
+                              "HEX_OFF_MAP", hexes=[list(h)])
+    return h
+
+
+def bounds_text(hm: Any) -> str:
+    """The map's bounds as a sentence gives them: ``q -6 to 6, r -6 to 6``."""
+    parts = []
+    if hm.bounds is not None:
+        q0, q1, r0, r1 = hm.bounds
+        parts.append(f"q {q0} to {q1}, r {r0} to {r1}")
+    if hm.offset_bounds is not None:
+        c0, c1, w0, w1 = hm.offset_bounds
+        parts.append(f"columns {c0} to {c1}, rows {w0} to {w1}")
+    return "; ".join(parts) or "the map's bounds"

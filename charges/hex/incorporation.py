@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import parse_hex_text
+from .fields import map_hex
 from .ruling import Context, unit_of
 
 RULE = "Cavalry Incorporation"
@@ -51,7 +51,7 @@ def resolve(ctx: Context, mover: Any, absorbed: Any) -> dict:
 def enter(ctx: Context, unit: Any, hex: Any) -> dict:
     """What entering ``hex`` does with wagons there (8.5, 14.1)."""
     u = unit_of(ctx, unit, "unit")
-    h = parse_hex_text(hex, "hex")
+    h = map_hex(ctx.position.map, hex, "hex")
     here = [o for o in ctx.position.stack(h) if o is not u]
     wagons = [o for o in here if o.type == "wagon"]
     captured, under = [], []

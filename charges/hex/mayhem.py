@@ -10,7 +10,7 @@ from geometry import hexfacing as hf
 from geometry import hexgrid as hg
 
 from .errors import HexRequestError
-from .fields import parse_hex_text
+from .fields import map_hex
 from .ruling import Context, id_list, unit_of
 
 
@@ -74,7 +74,7 @@ def after_fire(ctx: Context, assault: Any = None, target: Any = None, outcome: A
     else:
         if vacated is None:
             raise HexRequestError("vacated", "the hex the consolidated defender left")
-        gone = parse_hex_text(vacated, "vacated")
+        gone = map_hex(ctx.position.map, vacated, "vacated")
         step, why = None, "the assault goes on against the same unit"
         for u in units:
             if any(u.adjacent_to(h) for h in tgt.hexes):

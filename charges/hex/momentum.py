@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import HexRequestError
-from .fields import parse_hex_text
+from .fields import map_hex
 from .ruling import Context, MissingRulesData, unit_of
 
 BREAKS = (("facing_change", "MOM_FACING_CHANGE", "changed facing"),
@@ -19,13 +19,13 @@ BREAKS = (("facing_change", "MOM_FACING_CHANGE", "changed facing"),
           ("failed_interception", "MOM_FAILED_INTERCEPT", "failed an interception"))
 
 
-def _steps(path: Any) -> list[dict]:
+def _steps(ctx: Context, path: Any) -> list[dict]:
     if not isinstance(path, list) or not path:
         raise HexRequestError("path", "a list of the hexes entered, each [q, r] or {hex, ...}")
     out = []
     for i, s in enumerate(path):
         step = s if isinstance(s, dict) else {"hex": s}
-        out.append({**step, "hex": parse_hex_text(step.get("hex"), f"path[{i}].hex"),
+        out.append({**step, "hex": map_hex(ctx.position.map, step.get("hex"), f"path[{i}].hex"),
                     "n": i + 1})
     return out
 
@@ -51,7 +51,7 @@ def _window_fault(ctx: Context, unit: Any, window: list[dict]) -> tuple[int, str
 def resolve(ctx: Context, unit: Any, path: Any = None, reacted_in_cc: bool = False) -> dict:
     """The momentum ruling: ``momentum: {unit, qualifies, failing_step, reason}``."""
     u = unit_of(ctx, unit, "unit")
-    steps = _steps(path)
+    steps = _steps(ctx, path)
     fault: tuple[int | None, str, str] | None = None
     if not (ctx.ruleset.is_cavalry(u) or ctx.ruleset.is_heavy_infantry(u)):
         fault = (None, "MOM_NOT_ELIGIBLE_TYPE", f"a {u.type} never gains Momentum")

@@ -16,7 +16,7 @@ from typing import Any
 from geometry import hexgrid as hg
 
 from .errors import HexRequestError, PositionError
-from .fields import parse_hex_text
+from .fields import map_hex
 from .position import HexUnit
 from .rallyroute import Routes
 from .ruling import Context, MissingRulesData, hex_json, unit_of
@@ -137,7 +137,8 @@ def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = N
         path = [path]
     if path is not None and not isinstance(path, list):
         raise HexRequestError("path", "a list of hexes Q,R entered in order", "BAD_PATH")
-    given = [parse_hex_text(h, f"path[{i}]") for i, h in enumerate(path)] if path else None
+    given = [map_hex(ctx.position.map, h, f"path[{i}]") for i, h in enumerate(path)] \
+        if path else None
     walked = _walk(ctx, r, given if given is not None else move, given is not None)
     if given is not None:
         _judge(ctx, r, given, walked)

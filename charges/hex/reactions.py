@@ -10,7 +10,7 @@ from geometry import hexfacing as hf
 from geometry import hexgrid as hg
 
 from .errors import HexRequestError, PositionError
-from .fields import parse_hex_text
+from .fields import map_hex, parse_hex_text
 from .los import clear_los
 from .position import HexUnit
 from .ruling import Context, MissingRulesData, hex_json, unit_of
@@ -41,7 +41,9 @@ def read_event(ctx: Context, event: Any, field: str = "event") -> dict:
     mode = event.get("mode", "advance" if kind == "end_advance" else "normal")
     if mode not in MODES:
         raise HexRequestError(f"{field}.mode", f"{mode!r} is not one of {', '.join(MODES)}")
-    h = parse_hex_text(event["hex"], f"{field}.hex") if "hex" in event else mover.hexes[0]
+    # Where it happens is on the map; where a mover came from may be off it (reinforcements).
+    h = map_hex(ctx.position.map, event["hex"], f"{field}.hex") if "hex" in event \
+        else mover.hexes[0]
     ev = {**event, "kind": kind, "mode": mode, "hex": h, "mover": mover,
           "from": parse_hex_text(event["from_hex"], f"{field}.from_hex")
           if event.get("from_hex") is not None else None}

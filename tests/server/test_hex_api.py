@@ -127,7 +127,7 @@ def test_engine_refusals_are_422_in_the_servers_envelope(client):
     assert body["field"] == "facing" and body["where"] == "units[0] 'roy-rupert'"
     assert body["units"] == ["roy-rupert"] and "FACING_OUT_OF_RANGE" in body["detail"]
     cases = [("combat", EDGEHILL, {"defender": "ghost"}, "UNKNOWN_UNIT", "defender"),
-             ("rally", EDGEHILL, {"unit": "par-essex"}, "UNKNOWN_KIND", "kind"),
+             ("rally", EDGEHILL, {"unit": "par-essex"}, "UNKNOWN_KIND", "position.ruleset"),
              ("cup", QUATRE_BRAS, {"order": ["F1", "Z9"]}, "CUP_UNKNOWN_CHIT", "order")]
     for kind, pos, params, code, field in cases:
         r = post(client, kind, pos, **params)

@@ -2,7 +2,8 @@
 schemathesis against a live ``umpire serve``: every operation, every check (``--checks all``:
 no server error, documented statuses, content types and bodies, schema-invalid requests
 refused, schema-valid ones accepted, a 405 with its ``Allow`` header for undocumented
-methods), with a fixed seed and about 20 examples an operation, in well under a minute.
+methods), with a fixed seed and about 20 examples an operation: about 9000 requests in two
+minutes, most of them the coverage phase's boundary cases of the six hex operations.
 
 tests/server/schemathesis.toml lists, per operation, the refusals the rules make that no schema
 can express (an unknown unit, a photo that is not an image), and why.
