@@ -41,7 +41,9 @@ def combined_sentence(multiple: dict) -> str:
     chargers = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     n = multiple["chargers_in_contact"]
     who = "both chargers" if n == 2 else ("the charger" if n == 1 else f"{n} chargers")
-    return (f"Multiple charge, moving in the order {', '.join(multiple['order'])}: {who} in "
+    how = "into the same facing, moving together" if multiple.get("together") else \
+        f"moving in the order {', '.join(multiple['order'])}"
+    return (f"Multiple charge, {how}: {who} in "
             f"contact; in all, {multiple['models_in_contact']} models in base contact: "
             f"{chargers} of the chargers, {multiple['target_models']} of the target, each "
             "model counted once.")
@@ -161,8 +163,13 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
         against = g.mm_to_in(res.compared_mm)
         # tow names the dice's result the Charge roll, and M + it the charge range (1.3).
         named = "" if roll == "charge range" else f"{roll} {total}, "
+        bought = ""
+        if paid and res.in_range and res.move is not None and \
+                res.move.length_mm > res.compared_mm + g.EPS_MM:
+            # tow 1.3: the roll buys the best move it pays for, longer than the shortest.
+            bought = f"; the best charge move it pays for is {_in(res.move.length_mm)}"
         out.append(f"They rolled {dice}: {named}charge range {adv:g} + {total} = "
-                   f"{res.range_in:g} in, {verdict} for {against:.2f} in.")
+                   f"{res.range_in:g} in, {verdict} for {against:.2f} in{bought}.")
     _explain_move(res, out)
     if not certain:
         out.append(f"Too close to call: moving a unit by {margin:.1f} mm would change the "
@@ -188,13 +195,21 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
                 out.append(f"{t.id} is caught and destroyed; {c.id} {w['after_caught']} "
                            f"({w['fleeing']}).")
             return
+        head = "The charge move"
+        if res.outcome is None and res.ruleset is not None and \
+                res.ruleset.range_measure == "paid_path" and \
+                m.length_mm > res.compared_mm + g.EPS_MM:
+            # tow 1.3, odds only: the move shown is the best one, which a bigger roll buys.
+            need = res.dice_rule.needed(g.mm_to_in(m.length_mm), c.advance_in or 0.0)
+            head = (f"The best charge move, {_in(m.length_mm)} paid, for a roll of {need} or "
+                    "more")
         if m.aligned:
-            out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, ending flush "
+            out.append(f"{head}: {c.id} {verb}{describe_steps(res)}, ending flush "
                        f"with {poss(t.id)} {m.facing}.")
         else:
             flag = res.ruleset.target_aligns_flag if res.ruleset is not None else None
             extra = f", and the charge is {flag}" if flag else ""
-            out.append(f"The charge move: {c.id} {verb}{describe_steps(res)}, to first contact "
+            out.append(f"{head}: {c.id} {verb}{describe_steps(res)}, to first contact "
                        f"with {poss(t.id)} {m.facing}. Neither {c.id} nor {t.id} can align, so "
                        f"the gap is left{extra} ({w.get('unaligned', w['align'])}).")
         if res.outcome == "caught_fleeing":

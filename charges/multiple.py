@@ -332,6 +332,8 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
                    "charger_models": {x.charger: best.moves[x].charger_models  # type: ignore[union-attr]
                                       for x in best.order if best.moves[x] is not None},
                    "target_models": best.target_models}
+        if rs.same_facing_together and len({facings[d] for d in best.order}) == 1:
+            summary["together"] = True  # tow 1.8: the same arc moves simultaneously
         for d in best.order:
             results[d].chargers_in_contact = n
         for d in group:  # the combined figures belong to every entry of the multiple charge

@@ -134,6 +134,9 @@ class Ruleset:
     #: ``on_accidental_contact`` (tow 1.5, charges/accidental.py); without it such a unit is
     #: an obstacle like any other.
     accidental_contact: bool = False
+    #: Several chargers into the same facing move together, not one after another (tow 1.8):
+    #: the explanation says so instead of giving an order.
+    same_facing_together: bool = False
     #: Several chargers: among plans with as many models, the one whose chargers' models are
     #: the most equal wins (whfb8 2.8).
     equalise_chargers: bool = False
