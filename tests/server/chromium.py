@@ -4,6 +4,8 @@ installs it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,3 +25,17 @@ def launch(playwright: Any, *extra_args: str) -> Any:
     """Headless chromium with the tests' flags and ``extra_args``."""
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                       args=[*ARGS, *extra_args])
+
+
+@contextmanager
+def chromium(*extra_args: str) -> Iterator[Any]:
+    """:func:`launch` in a playwright session of its own, closed on the way out (a test
+    module's ``browser`` fixture)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p, *extra_args)
+        try:
+            yield b
+        finally:
+            b.close()

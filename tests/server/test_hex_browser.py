@@ -18,7 +18,7 @@ import pytest
 
 import charges
 
-from .chromium import launch, needs_chromium
+from .chromium import chromium, needs_chromium
 from .conftest import SAMPLES
 from .live import LiveServer, live_server
 
@@ -42,12 +42,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def open_sample(page, server: LiveServer, name: str) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from .chromium import launch, needs_chromium
+from .chromium import chromium, needs_chromium
 from .conftest import SAMPLES
 from .live import LiveServer, live_server
 
@@ -44,12 +44,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -19,12 +19,19 @@ from vision.table import calibrate_table
 from .conftest import errors
 
 
-@pytest.mark.parametrize("k1", [-0.08, 0.0, 0.05])
-def test_the_radial_term_is_read_from_exact_corners(k1):
+def _fit_exact_corners(k1: float, printed: float = 1.0):
+    """The lens fit of a 4K table seen at 20 degrees through ``k1``, from exact corners: its
+    four table markers printed ``printed`` times the size markers.json says."""
     scene, markers = random_table(1000, 16, 25, table_markers=4)
     ms = load_markers(markers)
     cam = look_at_camera(1828.8, 1219.2, Shot(width=3840, height=2160, tilt_deg=20, k1=k1))
-    corners = {t.id: cam.project(np.c_[t.corners(), np.zeros(4)]) for t in ms.table.markers}
+
+    def printed_corners(t) -> np.ndarray:
+        c = t.corners()
+        return c.mean(axis=0) + (c - c.mean(axis=0)) * printed
+
+    corners = {t.id: cam.project(np.c_[printed_corners(t), np.zeros(4)])
+               for t in ms.table.markers}
     view = calibrate_table(corners, ms, Intrinsics.nominal(3840, 2160, 65))
     quads = []
     for um, su in zip(ms.units, scene["units"], strict=True):
@@ -33,9 +40,14 @@ def test_the_radial_term_is_read_from_exact_corners(k1):
         h = um.marker_size_mm / 2
         q = np.array([m.to_world(a, b) for a, b in ((-h, h), (h, h), (h, -h), (-h, -h))])
         quads.append(cam.project(np.c_[q, np.full(4, um.height_mm)]))
-    fit = fit_k1(view, view.fit_raw, np.array(quads),
-                 np.array([u.marker_size_mm for u in ms.units]),
-                 np.array([u.height_mm for u in ms.units]))
+    return fit_k1(view, view.fit_raw, np.array(quads),
+                  np.array([u.marker_size_mm for u in ms.units]),
+                  np.array([u.height_mm for u in ms.units]))
+
+
+@pytest.mark.parametrize("k1", [-0.08, 0.0, 0.05])
+def test_the_radial_term_is_read_from_exact_corners(k1):
+    fit = _fit_exact_corners(k1)
     assert fit.measured == (k1 != 0) and fit.k1 == pytest.approx(k1, abs=2e-4)
 
 
@@ -96,26 +108,6 @@ def test_table_markers_printed_large_are_not_read_as_a_lens(k1, printed):
     corners, as a pincushion lens makes them look: the plane takes one print scale for them
     (vision.lens._table_plane), so no lens is invented, and a real one is still read
     (outside testing: 0.2 mm of spread made k1 = +0.01 and moved every unit 1 mm)."""
-    scene, markers = random_table(1000, 16, 25, table_markers=4)
-    ms = load_markers(markers)
-    cam = look_at_camera(1828.8, 1219.2, Shot(width=3840, height=2160, tilt_deg=20, k1=k1))
-
-    def printed_corners(t) -> np.ndarray:
-        c = t.corners()
-        return c.mean(axis=0) + (c - c.mean(axis=0)) * printed
-
-    corners = {t.id: cam.project(np.c_[printed_corners(t), np.zeros(4)])
-               for t in ms.table.markers}
-    view = calibrate_table(corners, ms, Intrinsics.nominal(3840, 2160, 65))
-    quads = []
-    for um, su in zip(ms.units, scene["units"], strict=True):
-        c = Pose(su["x"], su["y"], su["facing"]).to_world(*um.marker_offset_mm)
-        m = Pose(c[0], c[1], su["facing"])
-        h = um.marker_size_mm / 2
-        q = np.array([m.to_world(a, b) for a, b in ((-h, h), (h, h), (h, -h), (-h, -h))])
-        quads.append(cam.project(np.c_[q, np.full(4, um.height_mm)]))
-    fit = fit_k1(view, view.fit_raw, np.array(quads),
-                 np.array([u.marker_size_mm for u in ms.units]),
-                 np.array([u.height_mm for u in ms.units]))
+    fit = _fit_exact_corners(k1, printed)
     assert fit.measured == (k1 != 0)
     assert fit.k1 == pytest.approx(k1, abs=1e-3)
