@@ -80,7 +80,8 @@ def draw_plan(scene: dict, ruling: dict | None, px_per_mm: float = 0.5) -> np.nd
     cv = _Canvas(img, lay.H, lay.u, sc.table.polygon)
     _draw_table(cv, sc, px_per_mm)
     items = _draw_everything(cv, sc, ruling, unit_alpha=0.35)
-    _draw_title(cv, _title_lines(sc, ruling), (lay.margin, lay.margin), panel=False)
+    _draw_title(cv, _fit_title(_title_lines(sc, ruling), lay.width - 2 * lay.margin, lay.u),
+                (lay.margin, lay.margin), panel=False)
     _draw_legend(cv, items, (lay.margin, lay.legend_y), lay.width - 2 * lay.margin,
                  panel=False)
     return img
@@ -314,10 +315,10 @@ def _plan_u(px_per_mm: float) -> float:
 def _plan_layout(sc: g.Scene, ruling: dict | None, s: float) -> _PlanLayout:
     u = _plan_u(s)
     margin = int(round(16 * u))
-    lines = len(_title_lines(sc, ruling))
-    title_h = int(round(lines * _line_h(u, title=True) + 8 * u))
     tw, td = sc.table.width_mm * s, sc.table.depth_mm * s
     width = int(math.ceil(tw + 2 * margin))
+    lines = len(_fit_title(_title_lines(sc, ruling), width - 2 * margin, u))
+    title_h = int(round(lines * _line_h(u, title=True) + 8 * u))
     legend_rows = _legend_rows(_legend_items_for(sc, ruling), width - 2 * margin, u)
     legend_h = int(round(len(legend_rows) * _line_h(u) + 6 * u))
     top = margin + title_h
@@ -821,11 +822,44 @@ def _title_lines(sc: g.Scene, ruling: dict | None) -> list[str]:
     return lines
 
 
+def _title_scale(i: int, u: float) -> float:
+    return (0.62 if i == 0 else 0.55) * u
+
+
+def _fit_title(lines: list[str], max_w: float, u: float) -> list[str]:
+    """The title's lines broken to fit ``max_w`` pixels: a charge's line at its " | " joins
+    first, then between words, the rest indented (a 640 px photo cut "...NOT DECLARABLE (blue
+    scouts is not inside red gua" off at its edge). The first line (the ruleset) keeps its
+    scale, the others theirs."""
+    thick = max(1, round(u))
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        scale = _title_scale(min(i, 1), u)
+
+        def fits(text: str, scale: float = scale) -> bool:
+            return cv2.getTextSize(text, _TITLE_FONT, scale, thick)[0][0] <= max_w
+
+        if fits(line):
+            out.append(line)
+            continue
+        cur = ""
+        for piece in line.split(" | "):
+            for word in piece.split(" "):
+                trial = f"{cur} {word}" if cur else word
+                if cur and not fits(trial):
+                    out.append(cur)
+                    trial = "  " + word
+                cur = trial
+            cur += " |"
+        out.append(cur[:-2])
+    return out
+
+
 def _draw_title(cv: _Canvas, lines: list[str], xy: tuple[float, float], panel: bool) -> None:
     x, y = xy
     lh = _line_h(cv.u, title=True)
     for i, s in enumerate(lines):
-        scale = (0.62 if i == 0 else 0.55) * cv.u
+        scale = _title_scale(i, cv.u)
         _halo_text(cv.img, s, (x, y + (i + 0.8) * lh), P.BLACK, scale, cv.thick(1), False,
                    _TITLE_FONT)
 
@@ -915,8 +949,9 @@ def _draw_photo_panels(cv: _Canvas, title: list[str], leg: _Legend) -> None:
     u = cv.u
     h, w = cv.img.shape[:2]
     lh = _line_h(u, title=True)
-    tw = max(cv2.getTextSize(s, _TITLE_FONT, 0.62 * u, cv.thick(1))[0][0] for s in title)
     m = 10 * u
+    title = _fit_title(title, w - 2 * m - 16 * u, u)
+    tw = max(cv2.getTextSize(s, _TITLE_FONT, 0.62 * u, cv.thick(1))[0][0] for s in title)
     _panel(cv.img, m, m, m + tw + 16 * u, m + len(title) * lh + 10 * u)
     _draw_title(cv, title, (m + 8 * u, m + 2 * u), panel=True)
     rows = _legend_rows(leg, w - 2 * m - 20 * u, u)

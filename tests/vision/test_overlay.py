@@ -420,3 +420,21 @@ def test_tow_title_gives_the_paid_path_and_the_fallback():
     # The paid length is written beside the path, in the path's colour.
     assert (np.all(labelled == palette.PATH, axis=-1).sum() >
             np.all(plain == palette.PATH, axis=-1).sum())
+
+
+def test_a_long_title_line_is_broken_to_fit_a_small_photo():
+    """On 640 px photos the summary line ran off the right edge (outside testing, round 2):
+    it is broken at its ' | ' joins, then between words, every piece within the width."""
+    import cv2
+
+    from vision.overlay import _TITLE_FONT, _fit_title, _title_scale
+
+    lines = ["Ruling (tow)", "centre -> north: NOT DECLARABLE (blue scouts is not inside red "
+             "guards' front arc) | front facing | 10.16\" away | needs 3\" (83%) | paid path "
+             "2.00\" | TOO CLOSE TO CALL"]
+    fitted = _fit_title(lines, 600.0, 1.0)
+    assert len(fitted) >= 3 and fitted[0] == "Ruling (tow)"
+    for i, s in enumerate(fitted):
+        assert cv2.getTextSize(s, _TITLE_FONT, _title_scale(i, 1.0), 1)[0][0] <= 600
+    words = " ".join(" ".join(fitted[1:]).replace("|", " ").split())
+    assert words == " ".join(lines[1].replace("|", " ").split())  # nothing lost
