@@ -55,13 +55,30 @@ function settleStatus() {
   return "Tap a charger, then its target.";
 }
 
+// A refusal the server gave without its JSON body (a proxy in front of it, a server gone), in
+// words: the browser's own "Failed to fetch" or a bare "502 Bad Gateway" tells a player nothing.
+function notAnswered(res) {
+  const what = `${res.status}${res.statusText ? " " + res.statusText : ""}`;
+  return res.status >= 500
+    ? `The server did not answer the request (${what}): is umpire still running? Try again.`
+    : `The request was refused before it reached umpire (${what}).`;
+}
+
 async function api(path, options = {}) {
-  const res = await fetch(path, options);
+  let res;
+  try {
+    res = await fetch(path, options);
+  } catch (e) {
+    const err = new Error("Could not reach the umpire server (network error): check that it is " +
+      "still running and that this device is on its network, then try again.");
+    err.status = 0;
+    throw err;
+  }
   let body = null;
   const type = res.headers.get("content-type") || "";
-  if (type.includes("application/json")) body = await res.json();
+  if (type.includes("application/json")) body = await res.json().catch(() => null);
   if (!res.ok) {
-    const detail = body && body.detail ? body.detail : `${res.status} ${res.statusText}`;
+    const detail = body && body.detail ? body.detail : notAnswered(res);
     const err = new Error(detail);
     err.status = res.status;
     throw err;

@@ -49,10 +49,22 @@ function showError(text) {
 }
 
 async function api(path, body) {
-  const res = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const data = (res.headers.get("content-type") || "").includes("json") ? await res.json() : null;
-  if (!res.ok) throw new Error(data && data.detail ? data.detail : `${res.status} ${res.statusText}`);
+  let res;
+  try {
+    res = await fetch(path, body === undefined ? {} : {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  } catch (e) {
+    throw new Error("Could not reach the umpire server (network error): check that it is still " +
+      "running, then try again.");
+  }
+  const data = (res.headers.get("content-type") || "").includes("json")
+    ? await res.json().catch(() => null) : null;
+  if (!res.ok) {
+    const what = `${res.status}${res.statusText ? " " + res.statusText : ""}`;
+    throw new Error(data && data.detail ? data.detail : res.status >= 500
+      ? `The server did not answer the request (${what}): is umpire still running? Try again.`
+      : `The request was refused before it reached umpire (${what}).`);
+  }
   return data;
 }
 

@@ -1,4 +1,4 @@
-"""The web pages' fixes for an outside tester's report (report items 4, 5a, 5b, 7, 8, 10, 11),
+"""The web pages' fixes for an outside tester's report (report items 4, 5a, 5b, 7, 8, 10, 11, 12),
 in Debian's chromium driven by playwright against a real ``umpire serve``:
 
 - the charge page keeps the keyboard focus on a unit button pressed with Space or Enter;
@@ -7,6 +7,7 @@ in Debian's chromium driven by playwright against a real ``umpire serve``:
 - dice typed on a phone's number pad ("352") are one die per digit;
 - a whfb8 contested facing is asked for in words, and nothing is ruled until it is rolled;
 - every hex of the hex map is reachable and operable by keyboard, with one Tab stop;
+- a server that does not answer (network error, a proxy's HTML error page) is told in words;
 - the hex page shows its "illustrative rules data" banner for a position of your own that
   names the shipped illustrative file.
 
@@ -332,3 +333,33 @@ def test_own_position_naming_the_illustrative_rules_data_shows_the_banner(
         assert page.is_visible('[data-testid="hex-illustrative"]') is shown, file
         page.evaluate("() => { document.querySelector('[data-testid=status]').textContent = ''; }")
     assert page.errors == []
+
+
+def test_a_server_that_does_not_answer_is_told_in_words(server: LiveServer, browser,
+                                                          sample_detection: str):
+    """Report 12: a network failure showed the browser's "Failed to fetch", a proxy's HTML
+    error page "502 Bad Gateway", and a detail of several lines ran them together."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    p = context.new_page()
+    try:
+        p.route("**/api/detect", lambda route: route.abort("connectionrefused"))
+        p.goto(server.url + "/")
+        p.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+        p.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+        p.wait_for_selector('[data-testid="error"]:not([hidden])', timeout=15_000)
+        assert "Could not reach the umpire server" in p.inner_text('[data-testid="error"]')
+
+        p.unroute("**/api/detect")
+        p.route("**/api/detect", lambda route: route.fulfill(
+            status=502, content_type="text/html", body="<html>Bad Gateway</html>"))
+        p.goto(server.url + "/")  # the marker set is remembered; a photo again
+        p.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+        p.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+        p.wait_for_function("() => document.querySelector('[data-testid=error]').textContent"
+                            ".includes('502')", timeout=15_000)
+        text = p.inner_text('[data-testid="error"]')
+        assert "The server did not answer the request (502" in text
+        assert p.eval_on_selector('[data-testid="error"]',
+                                  "e => getComputedStyle(e).whiteSpace") == "pre-line"
+    finally:
+        context.close()
