@@ -224,12 +224,12 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         "priorities": priorities,
         "explanation": explain(res, margin, certain, sigma),
     }
+    rs = res.ruleset or ruleset
     if res.secondary and res.move is not None and res.outcome in ("success", None):
         # Only when a move cannot avoid other enemies (RULES.md 4, priority 1).
         out["secondary_targets"] = list(res.secondary)
         if priorities is not None:
             priorities["other_enemies"] = len(res.secondary)
-        rs = res.ruleset or ruleset
         if rs.secondary_aligns:
             # tow 1.5, whfb8 2.5: those touched at an angle align to the charger; where a
             # turn is blocked the gap is left.
@@ -239,7 +239,6 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
                                           if a.final is None]
             if rs.secondary_flag:
                 out[rs.secondary_flag] = [a.unit for a in res.secondary_aligns]
-    rs = res.ruleset or ruleset
     dec = d.decision
     if dec is not None and dec.counts is not None:
         # Rulesets that count front-rank models per arc (tow 1.1, whfb8 2.1).

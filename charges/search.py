@@ -224,7 +224,6 @@ class MoveSearch:
                     int(times)
         self.max_length = max_length
         self.unaligned = rules.unaligned
-        self.rules = rules
         self.closed = 0
         self.order = np.zeros(0, dtype=int)
         self.seq_gid = np.zeros(0, dtype=int)

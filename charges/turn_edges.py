@@ -89,16 +89,9 @@ def turn_edge_at(form: g.Formation, start: g.Pose, frame: FacingFrame, slot: int
                  which: int, theta: float) -> Candidate | None:
     """The path of ``slot`` after a wheel of ``theta`` whose forward distance ``which`` is 0
     (module doc), or None where there is none."""
-    table, _, w = turn_edge_table(form, start, frame, np.array([theta]))
-    slots = _slots_of(table, frame, form)
+    table, slots, w = turn_edge_table(form, start, frame, np.array([theta]))
     rows = np.flatnonzero((slots == slot) & (w == which))
     return table.row(int(rows[0])) if len(rows) else None
-
-
-def _slots_of(table: CandidateTable, frame: FacingFrame, form: g.Formation) -> np.ndarray:
-    from .shortest import slots_of
-
-    return slots_of(frame, table.family, table.px, table.py)
 
 
 def least_turn_at_edge(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Candidate,
