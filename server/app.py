@@ -27,6 +27,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from server import routes_detect, routes_hex, routes_page, routes_reviews, routes_rulings
 from server.body_limit import BodyLimit
@@ -76,7 +77,9 @@ def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int 
             workers.stop()
             store.close()  # a clean stop; a killed server needs nothing (server/storage.py)
 
-    app = FastAPI(
+    # /docs and /redoc from files shipped with fastapi-offline, not a CDN: the server is used
+    # at tables with no internet.
+    app = FastAPIOffline(
         lifespan=lifespan,
         title="umpire",
         version="0.1.0",
