@@ -25,12 +25,13 @@ import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
 from server import routes_detect, routes_hex, routes_page, routes_reviews, routes_rulings
 from server.body_limit import BodyLimit
+from server.deps import single_query_values
 from server.errors import install_error_handlers
 from server.head import HeadAsGet
 from server.openapi import install_openapi
@@ -81,6 +82,7 @@ def create_app(data_dir: Path, max_upload_mb: float = 25, detect_processes: int 
     # at tables with no internet.
     app = FastAPIOffline(
         lifespan=lifespan,
+        dependencies=[Depends(single_query_values)],
         title="umpire",
         version="0.1.0",
         summary="Settles charges in rank-and-file wargames from a photo of the table.",

@@ -3,7 +3,7 @@ body naming the problem"), for what an outside tester found answered without a f
 pydantic's or Pillow's jargon, in the command line's words, or not refused at all:
 
 - bodies FastAPI cannot read (not UTF-8, nested too deeply, an integer too long to convert);
-- a photo sent as a text part; unknown and repeated form parts; the review form takes the
+- a photo sent as a text part; unknown and repeated form parts, and repeated query parameters; the review form takes the
   ruling request's ``flee`` and ``on_accidental_contact`` as ``POST /api/rulings`` does;
 - a field that takes one of several shapes (a union) refused without pydantic's tags;
 - a roll of the wrong number of dice, refused with what the unit needs;
@@ -140,6 +140,26 @@ def test_a_part_sent_twice_is_refused(live: LiveServer):
         ("markers", ("m.json", MARKERS, "application/json"))], timeout=30)
     assert_error(r, 422, "markers: sent 2 times")
     assert stored(live) == before
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ("advance=5&distance=8&ruleset=tow&ruleset=whfb8", "ruleset"),
+    ("advance=5&advance=6&distance=8", "advance"),
+])
+def test_a_query_parameter_given_twice_is_refused(live: LiveServer, query: str, field: str):
+    """It used to take the last value silently: ``ruleset=tow&ruleset=whfb8`` answered whfb8's
+    odds."""
+    conn = http.client.HTTPConnection("127.0.0.1", live.port, timeout=10)
+    conn.request("GET", f"/api/odds?{query}")
+    resp = conn.getresponse()
+    status, body = resp.status, json.loads(resp.read())
+    conn.close()
+    assert status == 422, body
+    assert body["field"] == field
+    assert body["detail"] == f"{field}: given 2 times in the query; give it once"
+    r = httpx.get(f"{live.url}/api/reviews?limit=2&limit=3", timeout=10)
+    assert_error(r, 422, "limit: given 2 times")
+    assert httpx.get(f"{live.url}/api/odds?advance=5&distance=8", timeout=10).status_code == 200
 
 
 def test_a_review_takes_flee_and_on_accidental_contact_as_a_ruling_does(live: LiveServer):
