@@ -15,6 +15,7 @@ from .rulesets.base import T9A_WORDS
 from .search import LONGER
 
 if TYPE_CHECKING:
+    from .flee import Flight
     from .moves import FailedMove
     from .resolution import Resolution
 
@@ -121,13 +122,16 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
                    f"{d.max_range_in - adv:g}).")
     if res.flight is not None:
         f = res.flight
-        where = "off the table edge, and is destroyed" if f.destroyed else \
+        where = "off the table edge, and are destroyed" if f.destroyed else \
             f"now {_in(dist.distance_mm)} away"
         carried = f" (it carried on to {_in(f.moved_mm)} to end clear)" \
             if f.moved_mm > f.distance_mm + 1e-6 else ""
         out.append(f"{t.id} flee: they turn {abs(f.turn_deg):.1f} degrees to face directly away "
-                   f"from {c.id} and move {_in(f.distance_mm)}{carried}, {where} "
-                   f"({w['flee']}).")
+                   f"from {f.away_from or c.id} and move {_in(f.distance_mm)}"
+                   f"{_round_words(f)}{carried}, {where} ({w['flee']}).")
+    if res.flee_not_made:
+        out.append(f"{t.id} do not flee: a Flee! reaction answers a declared charge, and no "
+                   f"charge against {t.id} could be declared ({w['flee']}).")
     if t.state == "fleeing" and not (res.ruleset and res.ruleset.fleeing_aligns):
         out.append(f"{t.id} is fleeing, so any facing may be charged and there is no align "
                    f"({w['fleeing']}).")
@@ -146,12 +150,21 @@ def explain(res: Resolution, margin: float, certain: bool, sigma: float) -> list
                        f"corner; the closing wheel is free) ({w['range']}).")
         if res.move is None and res.through is not None:
             out.append(_through_sentence(res))
+        elif res.odds == 0.0 and t.state == "destroyed":
+            out.append(f"{t.id} fled off the table and is destroyed: nothing is left to "
+                       f"charge, so the charge cannot succeed whatever the roll (chance 0%).")
         elif res.odds == 0.0 and (res.move is None or not res.move.aligned):
+            longest = adv + res.dice_rule.max_total
             why = res.stays if res.stays is not None else \
+                f"no charge move within the longest possible roll of {longest:g} in" \
+                if res.move is None and paid else \
                 "no legal charge move exists" if res.move is None else \
                 f"neither {c.id} nor {t.id} can align"
-            out.append(f"The distance needs {res.needed} or more on {res.dice_rule.name}, but "
-                       f"{why}, so the charge cannot succeed whatever the roll (chance 0%).")
+            needs = f"The distance needs {res.needed} or more on {res.dice_rule.name}, but " \
+                if res.needed <= res.dice_rule.max_total else "The charge needs more than " \
+                f"{res.dice_rule.name} can roll, and "
+            out.append(f"{needs}{why}, so the charge cannot succeed whatever the roll "
+                       "(chance 0%).")
         else:
             out.append(f"{c.id} need {res.needed} or more on {res.dice_rule.name} "
                        f"({w['movement']} {adv:g} in): a {chance} chance.")
@@ -296,7 +309,10 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
         out.append(f"{res.stays}: the charge is failed, and they do not move ({w['failed']}).")
         return
     if res.outcome == "failed":
-        if res.in_range and res.move is None and res.ruleset is not None and \
+        if t.state == "destroyed":
+            out.append(f"{t.id} fled off the table and was destroyed before the charge reached "
+                       f"it: the charge fails ({w['fleeing']}).")
+        elif res.in_range and res.move is None and res.ruleset is not None and \
                 res.ruleset.range_measure == "paid_path" and not res.notes:
             # The best contact's paths: too long for the roll, or blocked whatever the roll.
             why = res.rejected[0].reason if res.rejected else LONGER
@@ -383,3 +399,23 @@ def _failed_steps(res: Resolution, f: FailedMove) -> str:
         move += f" (stopping just short of {f.stopped_by}; the roll allowed " \
                 f"{_in(f.distance_mm)})"
     return f"{turn} and {move}"
+
+
+def _round_words(f: Flight) -> str:
+    """How a flight went round impassable terrain (tow 1.7; charges/flee_round.py), or
+    nothing."""
+    parts: list[str] = []
+    for i, leg in enumerate(f.legs):
+        if leg.around is None:
+            continue
+        turn = g.normalize_deg(leg.pose.facing - f.legs[i - 1].pose.facing) if i else 0.0
+        side = "left" if turn > 0 else "right"
+        back = i + 1 < len(f.legs)
+        parts.append(f"round {leg.around} (a pivot of {abs(turn):.1f} degrees to the {side}"
+                     + (", then back to face away" if back else
+                        "; the roll ends before it is past") + ")")
+    words = ", going " + " and ".join(parts) + " by the shortest route" if parts else ""
+    if f.stopped_by_terrain:
+        moved = sum(leg.length_mm for leg in f.legs)
+        words += f", stopped against impassable terrain no route gets round after {_in(moved)}"
+    return words

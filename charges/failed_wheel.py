@@ -22,8 +22,10 @@ import geometry as g
 from .moves import STOP_SHORT_MM, FailedMove, first_contact, forward_room
 from .world import World
 
-#: Bisection halvings for the wheel angle (degrees over at most 90: under 1e-5 degrees).
+#: Bisection halvings for the wheel angle (degrees over at most 180: under 1e-5 degrees).
 HALVINGS = 24
+#: Steps of the scan for the first change of side (degrees 180 / SCAN_STEPS apart).
+SCAN_STEPS = 36
 #: A unit ending this little inside the gap still keeps it (the gap is measured, and a
 #: bisection stops a hair short either way).
 GAP_TOL_MM = 1e-3
@@ -43,16 +45,29 @@ def _aim_error(form: g.Formation, start: g.Pose, pivot: g.moves.Pivot, angle: fl
 def wanted_wheel(form: g.Formation, start: g.Pose, aim: tuple[float, float]
                  ) -> tuple[g.moves.Pivot, float]:
     """The pivot on the aim's side and the wheel (degrees, signed) that points the charger's
-    centre straight at ``aim`` (at most 90 degrees)."""
+    centre straight at ``aim``. No cap: tow 1.6 [D] 1 wheels "until the forward ray from the
+    charger's centre passes through the target's centre" and whfb8 2.6 does as tow; the
+    90-degree limit is the charge move's (2.4). Half a turn at most: past that the other
+    pivot's side is nearer."""
     fx, fy = start.forward
     left = fx * (aim[1] - start.y) - fy * (aim[0] - start.x) > 0
     pivot: g.moves.Pivot = "left" if left else "right"
     sign = 1.0 if left else -1.0
-    if abs(_aim_error(form, start, pivot, 0.0, aim)) < 1e-9:
-        return pivot, 0.0
-    lo, hi = 0.0, 90.0
-    if (_aim_error(form, start, pivot, sign * hi, aim) > 0) == left:
-        return pivot, sign * hi  # still not facing it after 90 degrees
+    if abs(_aim_error(form, start, pivot, 0.0, aim)) < 1e-9 * max(
+            1.0, math.hypot(aim[0] - start.x, aim[1] - start.y)):
+        return pivot, 0.0  # straight at it, to rounding
+    # The first angle where the aim comes dead ahead: past it the aim lies on the other side,
+    # and turning on towards half a turn it may cross back; so scan for the first change of
+    # side, then bisect it.
+    lo, hi = 0.0, None
+    for k in range(1, SCAN_STEPS + 1):
+        a = 180.0 * k / SCAN_STEPS
+        if (_aim_error(form, start, pivot, sign * a, aim) > 0) != left:
+            hi = a
+            break
+        lo = a
+    if hi is None:
+        return pivot, sign * 180.0  # not facing it even turned about (an aim beside the pivot)
     for _ in range(HALVINGS):
         mid = (lo + hi) / 2
         if (_aim_error(form, start, pivot, sign * mid, aim) > 0) == left:

@@ -1,5 +1,11 @@
 """Charging a fleeing unit (RULES.md 7): any facing, no align, no priority list; the shortest
-legal move that reaches it catches it."""
+legal move that reaches it catches it.
+
+Its candidates: the paths of the charge search's grid ending flush with a facing (first
+contact on the way there ends them), straight in, and a wheel at the start then straight in
+with the wheel's angle measured, not sampled (RULES.md 4: path ties to within 0.1 mm): a
+fleeing unit stands at a slant, and the shortest path often grazes its corner at an angle no
+grid holds."""
 
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ def search_fleeing(charger: g.Unit, target: g.Unit, world: World) -> ChargeMove 
     straight = _straight_in(charger, target, world)
     if straight is not None:
         cands.append(straight)
+    cands.extend(_wheel_then_in(charger, target, world))
     cands.sort(key=lambda fc: fc[1].key())
     seen: set[tuple[float, float, float]] = set()
     for facing, c in cands:
@@ -67,3 +74,62 @@ def _straight_in(charger: g.Unit, target: g.Unit, world: World
     c = Candidate(math.nan, "flush", dist, 0.0, None, 0.0, None, 0.0, final, final, dist,
                   math.hypot(final.x - start.x, final.y - start.y))
     return facing, c
+
+
+#: The wheel-then-straight-in search: a grid of this step (degrees), then the best cell
+#: narrowed by golden section to ``WHEEL_TOL_DEG``.
+WHEEL_GRID_DEG = 1.0
+WHEEL_TOL_DEG = 1e-4
+
+
+def _wheel_then_in(charger: g.Unit, target: g.Unit, world: World
+                   ) -> list[tuple[g.FacingName, Candidate]]:
+    """For each pivot, the wheel at the start (0 to 90 degrees) after which moving straight
+    ahead meets the target first by the shortest path: the wheel's outer arc W * theta plus
+    the closed-form distance to first contact (moves.first_contact). The path is then
+    checked like any other candidate (the wheel's sweep included)."""
+    form, start = charger.formation, charger.pose
+    out: list[tuple[g.FacingName, Candidate]] = []
+    segs = g.facing_segments(target.formation, target.pose)
+    for pivot, sign in (("left", 1.0), ("right", -1.0)):
+        def length(theta: float, pivot: g.moves.Pivot = pivot, sign: float = sign) -> float:
+            pose = g.wheel(form, start, pivot, sign * theta)
+            dist, hit, _ = first_contact(form, pose, world)
+            if hit != target.id or not math.isfinite(dist):
+                return math.inf
+            return form.width * math.radians(theta) + dist
+
+        steps = int(round(90.0 / WHEEL_GRID_DEG))
+        grid = [length(k * WHEEL_GRID_DEG) for k in range(1, steps + 1)]
+        k = min(range(len(grid)), key=grid.__getitem__)
+        if not math.isfinite(grid[k]):
+            continue
+        lo = max(k * WHEEL_GRID_DEG, 1e-6)  # the cells either side of the best grid angle
+        hi = min((k + 2) * WHEEL_GRID_DEG, 90.0)
+        phi = (math.sqrt(5) - 1) / 2
+        a, b = hi - phi * (hi - lo), lo + phi * (hi - lo)
+        fa, fb = length(a), length(b)
+        while hi - lo > WHEEL_TOL_DEG:
+            if fa <= fb:
+                hi, b, fb = b, a, fa
+                a = hi - phi * (hi - lo)
+                fa = length(a)
+            else:
+                lo, a, fa = a, b, fb
+                b = lo + phi * (hi - lo)
+                fb = length(b)
+        theta = min(((k + 1) * WHEEL_GRID_DEG, grid[k]), (a, fa), (b, fb),
+                    key=lambda x: x[1])[0]
+        pose = g.wheel(form, start, pivot, sign * theta)  # type: ignore[arg-type]
+        dist, hit, _ = first_contact(form, pose, world)
+        if hit != target.id or not math.isfinite(dist):
+            continue
+        final = g.forward(pose, dist)
+        here = g.boundary(form, final)
+        facing = min(g.FACINGS, key=lambda n: shapely.distance(here,
+                                                               shapely.LineString(segs[n])))
+        total = form.width * math.radians(theta) + dist
+        out.append((facing, Candidate(math.nan, "flush", 0.0, sign * theta, pivot, dist,  # type: ignore[arg-type]
+                                      None, 0.0, final, final, total,
+                                      math.hypot(final.x - start.x, final.y - start.y))))
+    return out

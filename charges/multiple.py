@@ -35,8 +35,17 @@ from .front_edge import strip_of, unit_move
 from .plan import SearchMemo, SearchPlan
 from .refine import polish_move
 from .request import ChargeDecl, Request
-from .resolution import Resolution, _fail, apply_dice, assess, scene_with
+from .resolution import (
+    Resolution,
+    _fail,
+    apply_dice,
+    assess,
+    flag_fallbacks,
+    scene_with,
+    settle_secondaries,
+)
 from .search import moves_aside, search_moves, shortest_move
+from .secondary import search_secondary
 from .world import World
 
 #: Alternatives offered per charger, by its place in the order: wide at the top, where a
@@ -52,6 +61,10 @@ class Plan:
     #: Rank plans of equal models by the spread of the chargers' models (whfb8 2.8: the
     #: moves equalise the models fighting from each charger).
     equalise: bool = False
+    #: The target turned ranks first (RULES.md 4: priority 2 above the chargers in contact),
+    #: or after the chargers and models (tow 1.8, whfb8 2.8 [D]: chargers that complete,
+    #: then models; the target aligning is one of a charge's legal fallbacks, tow 1.5).
+    turn_first: bool = True
 
     @property
     def moved(self) -> list[ChargeMove]:
@@ -77,11 +90,18 @@ class Plan:
         moved = self.moved
         counts = [m.charger_models for m in moved]
         spread = max(counts) - min(counts) if self.equalise and counts else 0
-        return (round(sum(abs(m.target_turn_deg) for m in moved), 6), -len(moved),
-                -self.models, spread, round(sum(m.length_mm for m in moved), 6),
+        return (*_ranked(round(sum(abs(m.target_turn_deg) for m in moved), 6), -len(moved),
+                         -self.models, spread, self.turn_first),
+                round(sum(m.length_mm for m in moved), 6),
                 round(sum(abs(m.wheel_deg) for m in moved), 6),
                 round(sum(math.hypot(m.final.x - m.start.x, m.final.y - m.start.y)
                           for m in moved), 6))
+
+
+def _ranked(turn: float, chargers: int, models: int, spread: int, turn_first: bool
+            ) -> tuple:
+    """The first four entries of a plan's score, in the ruleset's order (Plan.turn_first)."""
+    return (turn, chargers, models, spread) if turn_first else (chargers, models, spread, turn)
 
 
 def _placed_scene(scene: g.Scene, units: dict[str, g.Unit], placed: dict[ChargeDecl,
@@ -115,6 +135,13 @@ class _Search:
     #: What :meth:`moves` found, by everything it depends on: orders that share a prefix (the
     #: same charger first, the same moves before it) ask the same question again.
     found: dict[tuple, tuple] = field(default_factory=dict)
+    turn_first: bool = True
+    #: Units never charged as a second target (an engaged unit; a fleeing one where meeting
+    #: it is accidental contact), or None where a charger with no move of its own is not
+    #: offered one touching other enemies too (RULES.md 4 priority 1, tow 1.5).
+    engaged: frozenset[str] | None = None
+    #: The other enemies each move of that kind touches, by the move's identity.
+    secondary: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def _as_unit(self, charger: g.Unit, ahead: float, world: World,
                  moves: list[ChargeMove]) -> list[ChargeMove]:
@@ -159,6 +186,16 @@ class _Search:
                                 allow_target_turn=depth == 0, k=k, refine=False,
                                 exclude=touched, memo=memo, rules=rules, max_length=longest)
         moves = self._as_unit(charger, ahead, world, moves)
+        if not moves and self.engaged is not None:
+            # Its only legal moves touch other enemies too: as few as possible (the single
+            # charge's fallback, resolution.find_move), so it is not left out of the plan.
+            other, touching = search_secondary(mover, target, facing, world,  # type: ignore[arg-type]
+                                               target_world, self.engaged, memo, rules,
+                                               longest)
+            moves = self._as_unit(charger, ahead, world.with_kind(set(touching), "secondary"),
+                                  [other] if other is not None else [])
+            for m in moves:
+                self.secondary[id(m)] = touching
         if memo.plan is not None:
             self.plans[key] = memo.plan
         plan = memo.plan
@@ -181,7 +218,7 @@ class _Search:
         """The best plan for ``order`` from ``depth`` on, the earlier chargers ``placed``."""
         placed = placed or {}
         if depth == len(order):
-            return Plan(order, dict(placed), self.equalise)
+            return Plan(order, dict(placed), self.equalise, self.turn_first)
         if target is None:
             target = self.units[order[0].target]
         decl = order[depth]
@@ -227,8 +264,8 @@ class _Search:
             reach |= set(g.presented_models(target.formation, self.facings[d]))  # type: ignore[arg-type]
         models = sum(m.charger_models for m in moved) + len(reach) + \
             sum(self.units[d.charger].files for d in rest)
-        return (round(sum(abs(m.target_turn_deg) for m in moved), 6),
-                -(len(moved) + len(rest)), -models, 0,
+        return (*_ranked(round(sum(abs(m.target_turn_deg) for m in moved), 6),
+                         -(len(moved) + len(rest)), -models, 0, self.turn_first),
                 round(sum(m.length_mm for m in moved) + sum(self.distance[d] for d in rest)
                       - 1e-6, 6))
 
@@ -236,21 +273,26 @@ class _Search:
 def _best_plan(scene: g.Scene, movers: list[ChargeDecl], facings: dict[ChargeDecl, str],
                units: dict[str, g.Unit], distance: dict[ChargeDecl, float],
                rules: MoveRules = T9A_MOVES, reach: dict[ChargeDecl, float] | None = None,
-               equalise: bool = False, front_edge: bool = False) -> Plan | None:
-    """The best plan over every order of the movers."""
+               equalise: bool = False, front_edge: bool = False, turn_first: bool = True,
+               engaged: frozenset[str] | None = None
+               ) -> tuple[Plan | None, dict[int, tuple[str, ...]]]:
+    """The best plan over every order of the movers, and the other enemies each of its moves
+    touches at its end (by the move's identity; _Search.secondary)."""
     search = _Search(scene, facings, units, len(movers) > 1, {}, distance, rules, reach or {},
-                     equalise, front_edge)
+                     equalise, front_edge, turn_first=turn_first, engaged=engaged)
     best: Plan | None = None
     for order in itertools.permutations(movers):
         plan = search.best(order)
         if best is None or plan.score() < best.score():
             best = plan
-    return best
+    return best, search.secondary
 
 
-def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Unit) -> Plan:
+def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Unit,
+              secondary: dict[ChargeDecl, tuple[str, ...]]) -> Plan:
     """The plan's moves refined to their shortest paths (RULES.md 4, tie-breaks measured),
-    one charger at a time with every other charger in its final place."""
+    one charger at a time with every other charger in its final place (and the other
+    enemies its move must touch, ``secondary``, allowed)."""
     moves = dict(plan.moves)
     tgt = target
     for m in moves.values():
@@ -264,6 +306,8 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
         current = _placed_scene(scene, units, others, tgt)
         charger = units[d.charger]
         world = World.for_unit(current, charger, target.id)
+        if secondary.get(d):
+            world = world.with_kind(set(secondary[d]), "secondary")
         into = tgt if m.target_final is None else target
         if m.strip is None:
             moves[d] = polish_move(charger, into, m, world)
@@ -275,7 +319,7 @@ def _polished(scene: g.Scene, plan: Plan, units: dict[str, g.Unit], target: g.Un
                            charger, ahead)
         if world.blocked(g.boundary(charger.formation, better.final)) is None:
             moves[d] = better
-    return Plan(plan.order, moves)
+    return Plan(plan.order, moves, plan.equalise, plan.turn_first)
 
 
 def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
@@ -301,31 +345,44 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
     reach = {d: g.in_to_mm(r.range_in if r.range_in is not None else
                            (r.charger.advance_in or 0.0) + r.dice_rule.max_total)
              for d, r in results.items()} if rs.range_measure == "paid_path" else {}
-    best = _best_plan(scene, movers, facings, units,
+    engaged = frozenset(u.id for u in scene.units if u.state == "engaged" or (
+        u.state == "fleeing" and rs.accidental_contact))
+    best, touching = _best_plan(scene, movers, facings, units,
                       {d: results[d].declaration.distance.distance_mm for d in group},
-                      MoveRules(rs.group_key), reach, rs.equalise_chargers,
-                      rs.swept == "front_edge")
+                      # A contact nobody aligns is a charger's move where it succeeds
+                      # (tow 1.5, the gap left), not where it fails (whfb8 2.5).
+                      replace(rs.move_rules(), unaligned=rs.unaligned == "gap"),
+                      reach, rs.equalise_chargers,
+                      rs.swept == "front_edge", rs.joint_turn_first, engaged)
     moved_units = dict(units)
     if best is not None:
-        best = _polished(scene, best, units, target)
+        secondary = {d: touching.get(id(m), ()) for d, m in best.moves.items()}
+        best = _polished(scene, best, units, target, secondary)
         for d in best.order:
             res, m = results[d], best.moves[d]
             if m is not res.move:
-                # The joint plan touches no other enemy (its chargers' worlds forbid it).
-                res.secondary, res.secondary_aligns = (), []
+                # The other enemies its move in the plan touches (none, unless no move of its
+                # own touches fewer: _Search.engaged).
+                res.secondary, res.secondary_aligns = secondary[d], []
             res.move = m
             if m is None:
                 others = [o.charger for o in best.order if best.moves[o] is not None]
                 res.out_of_order = (f"{res.charger.id} found no room once "
                                     f"{', '.join(others) or 'the others'} had moved: an "
                                     "impossible charge, so it is a failed charge "
-                                    "(Multiple Charges).") if others else None
+                                    f"({rs.words['multiple']}).") if others else None
                 continue
             if req.dice is not None:
                 res.outcome = "success"
+                flag_fallbacks(res, rs)
             moved_units[d.charger] = units[d.charger].placed(m.final)
             if m.target_final is not None:
                 moved_units[target.id] = target.placed(m.target_final)
+        for d in best.order:
+            if results[d].secondary and not results[d].secondary_aligns:
+                # Other enemies its move touches turn to it, where all the chargers stand
+                # (tow 1.5, whfb8 2.5).
+                settle_secondaries(results[d], scene_with(scene, moved_units))
         n = len(best.moved)
         summary = {"order": [x.charger for x in best.order],
                    "chargers_in_contact": n, "models_in_contact": best.models,

@@ -10,6 +10,7 @@ import numpy as np
 import shapely
 
 import geometry as g
+from geometry.contact import rect_penetrations
 
 from .explain import explain
 from .resolution import Resolution, charger_after
@@ -97,14 +98,35 @@ def _facing_margin(res: Resolution) -> float:
     return float(poly.distance(ray_lines))
 
 
+def _arc_margin(res: Resolution) -> float:
+    """How far the target could move before the declaration's front-arc test (RULES.md 2,
+    tow 1.2, whfb8 2.2) would change: inside the charger's front arc, the least translation
+    that takes it out (the separating-axis depth of the two convex shapes); outside, its
+    distance to the arc. A fled target's arc was judged where it stood when the charge was
+    declared: not measured again."""
+    if res.declared is not None:
+        return math.inf
+    arc = res.charger.body.arcs["front"]
+    poly = res.target.body.polygon
+    if not arc.intersects(poly):
+        return float(arc.distance(poly))
+    corners = np.asarray(poly.exterior.coords[:-1], dtype=float)
+    if len(corners) != 4:
+        return math.inf  # not a tray rectangle: no closed form here
+    ring = np.asarray(arc.exterior.coords[:-1], dtype=float)
+    return float(rect_penetrations(corners[None], ring)[0])
+
+
 def _margin(res: Resolution) -> float:
+    """DESIGN.md ``margin_mm``: how far the geometry could move before the outcome or the
+    facing would change: the facing, the range and the front-arc test."""
     facing = _facing_margin(res)
     d = res.compared_mm
     if res.range_in is not None:
         rng = abs(g.in_to_mm(res.range_in) - d)
     else:
         rng = abs(g.in_to_mm(res.declaration.max_range_in) - d)
-    return min(facing, rng)
+    return min(facing, rng, _arc_margin(res))
 
 
 def _round(x: float | None, nd: int = 3) -> float | None:
@@ -270,7 +292,9 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
     if res.flight is not None:
         # The Flee! reaction (tow 1.7): where the target fled before the charge was ruled.
         out["flee"] = res.flight.to_json()
-        if out.get("target_final") is None and res.outcome != "caught_fleeing":
+        if out.get("target_final") is None:
+            # DESIGN.md: "when the target was moved": it fled there (and, caught, is
+            # destroyed there).
             out["target_final"] = res.flight.pose.to_json()
     if res.accidental is not None:
         # tow 1.5: met by a fleeing enemy, the charge halted or ran it down.

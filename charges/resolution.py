@@ -67,6 +67,9 @@ class Resolution:
     shortest_mm: float | None = None
     #: The target's Flee! reaction to this charge, when it fled (charges/flee.py).
     flight: Any = None
+    #: The request gave the target a flee roll, but no charge against it could be declared,
+    #: so it made no reaction (tow 1.7, whfb8 2.7: a reaction answers a declared charge).
+    flee_not_made: bool = False
     #: The declaration made before any reaction or move (its distance: where the target
     #: stood before it fled), when the ruling settled it first.
     declared: Declaration | None = None
@@ -171,6 +174,15 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
     return move, rejected, secondary
 
 
+def flag_fallbacks(res: Resolution, ruleset: Ruleset) -> None:
+    """A successful move that left the gap, or that the target aligned to, sets the
+    ruleset's flag (tow 1.5: "either way the charge is disordered")."""
+    m = res.move
+    if m is not None and ruleset.target_aligns_flag and (
+            not m.aligned or m.target_final is not None):
+        res.flags[ruleset.target_aligns_flag] = True
+
+
 def settle_secondaries(res: Resolution, scene: g.Scene) -> None:
     """The other enemies the move touches at an angle align to the charger, where the ruleset
     says so (tow 1.5, whfb8 2.5; charges/secondary_align.py): in the scene the move leaves,
@@ -216,9 +228,13 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     is against the fled position (tow 1.7, whfb8 2.7)."""
     d = declare(scene, charger, target, ruleset, facing_roll=facing_roll)
     if declared is not None:
+        # The facing too was fixed as the charge was declared, before the reaction (whfb8
+        # 2.1, RULES-editions.md 6 facing_fixed_at): a fled target is then charged in any
+        # facing, but the ruling's facing and its evidence are the declaration's.
         d = replace(d, declarable=declared.declarable, reasons=list(declared.reasons),
                     in_front_arc=declared.in_front_arc, visible=declared.visible,
-                    room_checked=declared.room_checked)
+                    room_checked=declared.room_checked, facing=declared.facing,
+                    shares=declared.shares, decision=declared.decision)
     if d.decision is not None and not provisional_facing:
         ruleset.check_facing_roll(d.decision, facing_roll, charger.id, target.id)
     rule = ruleset.dice_for(charger)
@@ -257,8 +273,9 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     elif paid and res.through is not None:
         res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
     if ruleset.requires_room and res.move is None and res.special is None and \
-            res.through is None and target.state not in ("fleeing", "destroyed") and \
-            not d.room_checked:
+            res.through is None and target.state != "destroyed" and not d.room_checked:
+        # A target fleeing before the charge is declared too: no exception is made for it
+        # (tow 1.2; 7a). One that fled in reaction was checked as it was declared.
         why = ("no charge move within the longest possible roll of "
                f"{adv + rule.max_total:g} in") if paid else "no legal charge move exists"
         res.declaration = replace(d, declarable=False, reasons=[*d.reasons, why])
@@ -426,10 +443,7 @@ def resolve(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> None:
         return
     if res.move is not None:
         res.outcome = "caught_fleeing" if res.target.state == "fleeing" else "success"
-        if not res.move.aligned and ruleset.target_aligns_flag:
-            res.flags[ruleset.target_aligns_flag] = True  # tow 1.5: the gap is left
-        if res.move.target_final is not None and ruleset.target_aligns_flag:
-            res.flags[ruleset.target_aligns_flag] = True
+        flag_fallbacks(res, ruleset)
         return
     sp = res.special
     if sp is not None and sp.charged is not None and \

@@ -61,17 +61,24 @@ def _declarations(scene: g.Scene, group: list[ChargeDecl], req: Request,
 
 
 def _flight(scene: g.Scene, group: list[ChargeDecl], req: Request,
-            units: dict[str, g.Unit]) -> Flight | None:
+            units: dict[str, g.Unit], declared: dict[ChargeDecl, Declaration]
+            ) -> Flight | None:
     """The Flee! reaction of the group's target, when the request gives its roll (tow 1.7,
-    whfb8 2.7): it flees from the first charger (tow: from the one of the highest Unit
-    Strength; the request names them in that order) and is then charged where it fled."""
+    whfb8 2.7): a reaction to a declared charge, so only a charge that could be declared makes
+    it flee, and it flees from the first such charger (tow: from the one of the highest Unit
+    Strength, which a scene does not hold; the request names the chargers in that order). It
+    is then charged where it fled. None when it does not flee."""
     target = units[group[0].target]
     roll = req.flee.get(target.id)
     if roll is None:
         return None
+    made = [d for d in group if declared[d].declarable]
+    if not made:
+        return None  # no charge it could react to (tow 1.2, whfb8 2.2)
     rule = by_count(req.ruleset.flee_rules(target.swiftstride), len(roll))
-    f = flee(scene, target, units[group[0].charger], g.in_to_mm(rule.total(roll)),
-             req.ruleset.flee_gap_mm, req.ruleset.flee_gap_from_friends)
+    f = flee(scene, target, units[made[0].charger], g.in_to_mm(rule.total(roll)),
+             req.ruleset.flee_gap_mm, req.ruleset.flee_gap_from_friends,
+             req.ruleset.flee_round_impassable)
     units[target.id] = target.placed(f.pose, state="destroyed" if f.destroyed else "fleeing")
     return f
 
@@ -93,8 +100,9 @@ def rule(request: dict) -> dict:
         declared = {}
         for group in groups:
             now = scene_with(scene, units)
-            declared.update(_declarations(now, group, req, units))
-            flights[group[0].target] = _flight(now, group, req, units)
+            made = _declarations(now, group, req, units)
+            declared.update(made)
+            flights[group[0].target] = _flight(now, group, req, units, made)
     done: dict[ChargeDecl, Resolution] = {}
     sigmas: dict[ChargeDecl, float] = {}
     for group in groups:
@@ -122,6 +130,7 @@ def rule(request: dict) -> dict:
                 apply_outcome(units, res)
         for res in results:
             res.flight = flights.get(group[0].target)
+            res.flee_not_made = res.flight is None and group[0].target in req.flee
             sigmas[res.decl] = sigma_mm([res.charger, res.target])
             done[res.decl] = res
     return {

@@ -576,7 +576,7 @@ def check_ruling(request: dict, ruling: dict) -> None:
         raise AssertionError("\n".join(problems))
     world = {u.id: _U(u.id, u.side, u.formation, u.pose, u.state, u) for u in scene.units}
     for group in _groups(entries):
-        _check_flight(request, entries[group[0]], world, rules, problems)
+        _check_flight(request, [entries[i] for i in group], world, rules, problems)
         orders = list(itertools.permutations(group)) if len(group) <= 5 else [tuple(group)]
         first: _Trial | None = None
         chosen: _Trial | None = None
@@ -609,15 +609,23 @@ def check_ruling(request: dict, ruling: dict) -> None:
         raise AssertionError("\n".join(problems))
 
 
-def _check_flight(request: dict, e: dict, world: dict[str, _U], rules: Rules,
+def _check_flight(request: dict, group: list[dict], world: dict[str, _U], rules: Rules,
                   problems: list[str]) -> None:
-    """A Flee! reaction given in the request (tow 1.7, whfb8 2.7): the target turned to face
-    directly away from the charger's centre and moved at least its roll straight ahead (it
-    carries on past what it would end on), not ending on any unit; then it is fleeing there."""
-    tid = e["target"]
+    """A Flee! reaction given in the request (tow 1.7, whfb8 2.7): a reaction to a declared
+    charge, so none when no charge of the group could be declared; else the target turned to
+    face directly away from the centre of the first charger that declared and moved at least
+    its roll straight ahead (it carries on past what it would end on), not ending on any
+    unit; then it is fleeing there."""
+    tid = group[0]["target"]
     roll = (request.get("flee") or {}).get(tid)
     if roll is None:
         return
+    made = [x for x in group if x.get("declarable")]
+    if not made:
+        if any(x.get("flee") for x in group):
+            problems.append(f"{tid} fled, but no charge against it could be declared")
+        return
+    e = made[0]
     claim = e.get("flee")
     if not claim:
         problems.append(f"{tid} flees but the ruling reports no flight")
@@ -625,19 +633,76 @@ def _check_flight(request: dict, e: dict, world: dict[str, _U], rules: Rules,
     t, c = world[tid], world[e["charger"]]
     pose = g.Pose.from_json(claim["pose"])
     away = math.degrees(math.atan2(t.pose.y - c.pose.y, t.pose.x - c.pose.x))
-    if abs(g.normalize_deg(pose.facing - away)) > 1e-3:
-        problems.append(f"{tid} fled facing {pose.facing:.3f}, not directly away from "
-                        f"{c.id} ({away:.3f})")
-    dist = math.hypot(pose.x - t.pose.x, pose.y - t.pose.y)
     total = rules.flee_total(t.unit, roll) * 25.4
-    if dist < total - 0.01:
-        problems.append(f"{tid} fled {dist:.2f} mm, short of its roll's {total:.2f} mm")
+    if claim.get("route"):
+        _check_flight_route(request, claim, t, away, total, problems)
+    else:
+        if abs(g.normalize_deg(pose.facing - away)) > 1e-3:
+            problems.append(f"{tid} fled facing {pose.facing:.3f}, not directly away from "
+                            f"{c.id} ({away:.3f})")
+        dist = math.hypot(pose.x - t.pose.x, pose.y - t.pose.y)
+        if dist < total - 0.01:
+            problems.append(f"{tid} fled {dist:.2f} mm, short of its roll's {total:.2f} mm")
     poly = g.boundary(t.form, pose)
     for u in world.values():
         if u.id != tid and u.state != "destroyed" and g.overlapping(poly, u.poly):
             problems.append(f"{tid} fled onto unit {u.id!r}")
     world[tid] = replace(t, pose=pose, state="destroyed" if claim.get("destroyed")
                          else "fleeing")
+
+
+def _check_flight_route(request: dict, claim: dict, t: _U, away: float, total: float,
+                        problems: list[str]) -> None:
+    """A flight round impassable terrain (tow 1.7), replayed step by step from the target
+    turned to face directly away: each forward step moves along the facing it has, each turn
+    is about the centre, at most 90 degrees, and ends with the footprint clear of impassable
+    terrain; every forward step's swept footprint (the hull of its two ends: a straight move)
+    keeps off impassable terrain; the forward steps add up to the roll, or the last one ends
+    against terrain when the ruling says it was stopped; the first and any step after a turn
+    back face directly away."""
+    tid = t.id
+    hard = [shapely.Polygon(x["polygon"]) for x in request["scene"].get("terrain", [])
+            if x.get("impassable")]
+    here = g.Pose(t.pose.x, t.pose.y, away)
+    moved = 0.0
+    for i, step in enumerate(claim["route"]):
+        end = g.Pose.from_json(step["pose"])
+        if step["kind"] == "forward":
+            d = float(step["distance_mm"])
+            want = g.Pose(here.x + d * math.cos(math.radians(here.facing)),
+                          here.y + d * math.sin(math.radians(here.facing)), here.facing)
+            sweep = shapely.convex_hull(shapely.union(g.boundary(t.form, here),
+                                                      g.boundary(t.form, want)))
+            hit = [h for h in hard if g.overlapping(sweep, h)]
+            if hit:
+                problems.append(f"{tid}'s flight step {i} crosses impassable terrain")
+            moved += d
+        elif step["kind"] == "turn":
+            a = float(step["angle_deg"])
+            want = g.Pose(here.x, here.y, g.normalize_deg(here.facing + a))
+            if abs(a) > 90 + 1e-6:
+                problems.append(f"{tid}'s flight turns {a:.3f} degrees, over 90")
+            if any(g.overlapping(g.boundary(t.form, want), h) for h in hard):
+                problems.append(f"{tid}'s flight turns onto impassable terrain at step {i}")
+        else:
+            problems.append(f"{tid}'s flight has a step of kind {step['kind']!r}")
+            return
+        if not end.close_to(want):
+            problems.append(f"{tid}'s flight step {i} ends at {end}, not {want}")
+        here = end
+    turns = [s for s in claim["route"] if s["kind"] == "turn"]
+    if sum(float(s["angle_deg"]) for s in turns) and len(turns) % 2 == 0:
+        problems.append(f"{tid}'s flight turned aside and not back: {turns}")
+    if claim.get("stopped_by_terrain"):
+        body = g.boundary(t.form, here)
+        if not any(body.distance(h) <= 0.01 for h in hard):
+            problems.append(f"{tid}'s flight stopped short of its roll away from any terrain")
+    elif moved < total - 0.01:
+        problems.append(f"{tid} fled {moved:.2f} mm along its route, short of its roll's "
+                        f"{total:.2f} mm")
+    if abs(claim["moved_mm"] - moved) > 0.01:
+        problems.append(f"{tid}'s flight says it moved {claim['moved_mm']} mm, its route "
+                        f"{moved:.3f}")
 
 
 def _check_combined(entries: list[dict], group: list[int], world: dict[str, _U],

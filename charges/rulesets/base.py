@@ -130,10 +130,17 @@ class Ruleset:
     flee_gap_mm: float = 0.0
     #: The flight keeps that gap from friends too (whfb8 2.7: the 8th 1" rule covers them).
     flee_gap_from_friends: bool = False
+    #: Impassable terrain in a flight's way is gone round by pivots, by the shortest route
+    #: (tow 1.7; charges/flee_round.py); otherwise the flight goes straight on.
+    flee_round_impassable: bool = False
     #: A fleeing enemy across the path halts the charge or is run down, by the request's
     #: ``on_accidental_contact`` (tow 1.5, charges/accidental.py); without it such a unit is
     #: an obstacle like any other.
     accidental_contact: bool = False
+    #: Several chargers: a joint plan that turns the target less ranks first (RULES.md 4,
+    #: priority 2 above priority 3), or after the chargers that complete and the models (tow
+    #: 1.8, whfb8 2.8 [D]).
+    joint_turn_first: bool = True
     #: Several chargers into the same facing move together, not one after another (tow 1.8):
     #: the explanation says so instead of giving an order.
     same_facing_together: bool = False

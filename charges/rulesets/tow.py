@@ -112,6 +112,7 @@ TOW = register(OldWorld(
     column_cannot_charge=True, target_aligns_flag="disordered", failed_turns=False,
     secondary_aligns=True, secondary_flag="disordered_against",
     failed_gap_mm=25.4, fleeing_miss="escaped", fleeing_aligns=True, flee_gap_mm=25.4,
-    accidental_contact=True, same_facing_together=True,
+    flee_round_impassable=True,
+    accidental_contact=True, same_facing_together=True, joint_turn_first=False,
     words=TOW_WORDS,
     roll_word="Charge roll"))

@@ -62,6 +62,6 @@ WHFB8 = register(Fantasy8(
     unaligned="fail", facing_rule="front_rank_models", special_charge=False, requires_room=True,
     distance_to="bases",
     failed_turns=False, failed_gap_mm=25.4, failed_wheels=2, secondary_aligns=True,
-    gap_from_enemies_only=False, equalise_chargers=True, flee_gap_mm=25.4,
-    flee_gap_from_friends=True,
+    gap_from_enemies_only=False, equalise_chargers=True, joint_turn_first=False,
+    flee_gap_mm=25.4, flee_gap_from_friends=True,
     words=WHFB8_WORDS))
