@@ -76,7 +76,7 @@ def hex_rule(kind: str, position: dict, **options: Any) -> dict:
     ctx.reasons.extend(pos.notes)
     try:
         return handler(ctx, **own)
-    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError, ArithmeticError) as exc:
         if isinstance(exc, HexRequestError) or data is None or \
                 getattr(ctx, "last_table", None) is None:
             raise

@@ -260,12 +260,33 @@ def stack_order(ctx: Context, st: Stack, joiners: list[HexUnit]) -> list[str]:
 
 
 def _joiners(ctx: Context, st: Stack, join: list[str]) -> list[HexUnit]:
-    """Uniéndose a un apilamiento asaltante: joiners must respect the stacking limits."""
+    """Uniéndose a un apilamiento asaltante (HEX.md 7.1): only friendly units join a marked
+    assaulting stack (``ASSAULT_JOIN_NOT_FRIENDLY``); a unit already assaulting does not join
+    it again (``ASSAULT_JOIN_ALREADY_ASSAULTING``); cavalry never stacks with infantry
+    (section 4, ``LB_CAVALRY_WITH_INFANTRY``); and the combined stack respects the stacking
+    limits."""
     if not join:
         return []
     js = [unit_of(ctx, j, f"join[{i}]") for i, j in enumerate(join)]
+    side = st.units[0].side
+    rule = "Uniéndose a un apilamiento asaltante"
+    for u in js:
+        if u.side != side:
+            ctx.refuse("ASSAULT_JOIN_NOT_FRIENDLY", rule, f"{u.id} is a unit of {u.side}: only "
+                       f"friendly units may join {side}'s assaulting stack", units=[u.id])
+        elif u in st.units:
+            ctx.refuse("ASSAULT_JOIN_ALREADY_ASSAULTING", rule, f"{u.id} is already one of the "
+                       f"assaulting units", units=[u.id])
+    troops = {u.type for u in [*ctx.position.stack(st.hexes[0]), *st.units, *js]
+              if u.side == side and u.type != "artillery"}
+    if {"cavalry", "infantry"} <= troops:
+        cav = [u.id for u in js if u.type == "cavalry"] or [u.id for u in js]
+        ctx.refuse("LB_CAVALRY_WITH_INFANTRY", rule, f"{', '.join(cav)} would stack cavalry "
+                   f"with the assaulting infantry; cavalry never stacks with infantry",
+                   units=cav, hexes=[st.hexes[0]])
+    js = [u for u in js if u.side == side and u not in st.units]
     try:
-        limits = ctx.table("stacking", "stacking_limits")
+        limits = ctx.table("Uniéndose a un apilamiento asaltante", "stacking_limits")
     except MissingRulesData:
         return js
     here = [u for u in ctx.position.stack(st.hexes[0]) if u not in js] + js
@@ -313,7 +334,9 @@ def resolve(ctx: Context, assault: Any = None, target: Any = None, join: Any = N
     dist = approach_distance(ctx, [u for st in stacks for u in st.units])
     ctx.say(f"{', '.join(u.id for u in units)} assault "
             f"{'; '.join(', '.join(u.id for u in g.units) for g in groups)}: "
-            + ("legal." if not ctx.refused else "refused: " + "; ".join(
+            + (("legal." if not ctx.missing else "not refused so far, but a check needs "
+                "rules data that is missing (see NEEDS_RULES_DATA): not a full ruling.")
+               if not ctx.refused else "refused: " + "; ".join(
                 f"{r['message']} ({r['rule']})" for r in ctx.reasons if r["refuses"]) + "."))
     if dist is not None:
         ctx.say(f"The stack rolls to approach with its lowest distance, {dist} (Apilamiento).")

@@ -163,7 +163,7 @@ def resolve(ctx: Context, defender: Any, attackers: Any = None, pistols: Any = N
         try:
             item = odds_item(ctx, cb) if slot == "odds" else fn(ctx, cb)
         except MissingRulesData as missing:
-            item = {"slot": slot, "rule": ctx.reasons[-1]["rule"] if ctx.reasons else "",
+            item = {"slot": slot, "rule": ctx.missing_rule(str(missing)),
                     "value": None, "why": f"needs rules data '{missing}'"}
         items.append(item)
         ctx.say(f"{item['why']} ({item['rule']}).")

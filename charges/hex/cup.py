@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from geometry import hexgrid as hg
-
 from .errors import HexRequestError
+from .firecheck import not_top
 from .position import Position
+from .rally import rally_blocker
 from .ruling import Context
 
 ACTIONS = ("reinforcements", "artillery", "leaders", "rally")
@@ -62,8 +62,8 @@ def _first(drawer: str, ss: list[str]) -> list[str]:
 
 
 def _artillery(ctx: Context, entry: dict) -> None:
-    """Artillery chit: every unlimbered battery with ammunition fires, all at once; howitzers
-    only on the hour."""
+    """Artillery chit: every unlimbered battery with ammunition that is the top unit of its
+    stack fires, all at once; howitzers only on the hour."""
     clock = str(ctx.position.turn.get("clock", ""))
     on_hour = clock.endswith(":00")
     for u in ctx.position.units:
@@ -75,6 +75,10 @@ def _artillery(ctx: Context, entry: dict) -> None:
             entry["blocked"].append({"unit": u.id, "code": "CHIT_NO_AMMUNITION"})
         elif u.subtype == "howitzer" and not on_hour:
             entry["blocked"].append({"unit": u.id, "code": "CHIT_HOWITZER_NOT_ON_HOUR"})
+        elif not_top(ctx, u):
+            # HEX.md 7.1, 8.2: only artillery on top of its stack fires; one under infantry,
+            # or under infantry that has declared an assault, does not.
+            entry["blocked"].append({"unit": u.id, "code": "CHIT_NOT_TOP_UNIT"})
         else:
             entry["acts"].append(u.id)
 
@@ -94,15 +98,19 @@ def _leaders(ctx: Context, entry: dict, order: list[str]) -> None:
 
 
 def _rally(ctx: Context, entry: dict, order: list[str]) -> None:
-    pos = ctx.position
+    """Rally chit (HEX.md 8.2-8.3): the units that may make a rally move, drawer's side first,
+    by the rally ruling's own eligibility (:func:`rally.rally_blocker`): out of command (the
+    flag, or else out of its leader's range), not stacked with a leader, not adjacent to an
+    enemy. An out-of-command unit that is barred is listed in ``blocked`` with its code."""
     for side in order:
-        for u in pos.units:
-            if u.side != side or u.state.get("in_command", True):
+        for u in ctx.position.units:
+            if u.side != side:
                 continue
-            near = any(hg.distance(h, e) <= 1 for e_u in pos.enemies_of(side)
-                       for e in e_u.hexes for h in u.hexes)
-            if not near:
+            code = rally_blocker(ctx, u)
+            if code is None:
                 entry["units"].append(u.id)
+            elif code not in ("RALLY_IN_COMMAND", "RALLY_NO_SUPERIOR"):
+                entry["blocked"].append({"unit": u.id, "code": code})
 
 
 def _action(ctx: Context, chit: str, drawer: str, entry: dict) -> None:

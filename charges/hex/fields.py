@@ -9,6 +9,15 @@ from geometry.hexgrid import Hex, LabelOrigin
 
 from .errors import HexRequestError, PositionError
 
+#: The largest axial coordinate read (HEX.md 3.1, 14: the map may be unbounded). Printed labels
+#: have at most four digits a part; a coordinate like 10**12 is a typo whose hex lines and route
+#: searches would never finish, so it is refused naming the field.
+MAX_COORD = 10_000
+
+
+def _in_reach(h: Hex) -> bool:
+    return abs(h[0]) <= MAX_COORD and abs(h[1]) <= MAX_COORD
+
 
 class Reader:
     """Reads fields of one object of the position (``where`` names it in errors)."""
@@ -96,7 +105,11 @@ class Reader:
             value = [value.get("q"), value.get("r")]
         if (isinstance(value, list | tuple) and len(value) == 2
                 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-            return (int(value[0]), int(value[1]))
+            h = (int(value[0]), int(value[1]))
+            if not _in_reach(h):
+                raise self.fail("FIELD_INVALID", field, f"{list(h)}: a coordinate beyond "
+                                f"+-{MAX_COORD}")
+            return h
         raise self.fail("FIELD_INVALID", field, f"must be a hex [q, r], not {value!r}")
 
     def hex_list(self, data: dict, field: str) -> list[Hex]:
@@ -131,16 +144,22 @@ def entries(data: dict, field: str, labels: LabelOrigin | None = None):
 def parse_hex_text(text: Any, field: str) -> Hex:
     """``"Q,R"`` (the command line's form, HEX.md 14) or ``[q, r]`` -> a hex; a request error
     naming ``field`` otherwise."""
+    h: Hex | None = None
     if isinstance(text, list | tuple) and len(text) == 2 and all(
             isinstance(v, int) and not isinstance(v, bool) for v in text):
-        return (int(text[0]), int(text[1]))
+        h = (int(text[0]), int(text[1]))
     if isinstance(text, str):
         parts = text.split(",")
         if len(parts) == 2:
             try:
-                return (int(parts[0]), int(parts[1]))
+                h = (int(parts[0]), int(parts[1]))
             except ValueError:
                 pass
+    if h is not None:
+        if not _in_reach(h):
+            raise HexRequestError(field, f"{list(h)}: a coordinate beyond +-{MAX_COORD}",
+                                  "BAD_HEX")
+        return h
     raise HexRequestError(field, f"{text!r} is not a hex; write it as Q,R (e.g. 0,-1)",
                           "BAD_HEX")
 

@@ -30,6 +30,23 @@ def involved(ctx: Context, u: HexUnit) -> bool:
     return False
 
 
+def not_top(ctx: Context, u: HexUnit) -> list[str]:
+    """The units that keep artillery ``u`` from being the top unit of its stack (HEX.md 7.1
+    "Infantería y Artillería", 8.2): non-artillery units above it, and infantry of its hex
+    that carries an assault marker (a declared assault moves that infantry to the top). Such
+    a battery "cannot fire (not top unit)"; an empty list means it is on top (a stack of
+    batteries counts as on top together)."""
+    marked = {m.unit for m in ctx.position.markers if m.kind == "assault"}
+    over: list[str] = []
+    for h in u.hexes:
+        stack = ctx.position.stack(h)
+        above = stack[:stack.index(u)] if u in stack else []
+        over += [o.id for o in above if not ctx.ruleset.is_artillery(o) and o.id not in over]
+        over += [o.id for o in stack if o.id in marked and o.type == "infantry"
+                 and o.side == u.side and o.id not in over]
+    return over
+
+
 def resolve(ctx: Context, firer: Any, target: Any, segment: Any = "fire") -> dict:
     if segment not in SEGMENTS:
         raise HexRequestError("segment", f"{segment!r} is not one of {', '.join(SEGMENTS)}")
@@ -47,6 +64,11 @@ def resolve(ctx: Context, firer: Any, target: Any, segment: Any = "fire") -> dic
     elif f_in and arty and segment == "artillery_chit":
         ctx.note("FIRE_ARTILLERY_TARGET_MAY_FIRE", "Artillería como Objetivo", f"{f.id} is the "
                  f"target of an assault and may fire on the Artillery chit", units=[f.id])
+    over = not_top(ctx, f) if arty else []
+    if over:
+        ctx.refuse("FIRE_NOT_TOP_UNIT", "Infantería y Artillería", f"{f.id} is not the top "
+                   f"unit of its stack ({', '.join(over)} above it or assaulting from it): it "
+                   f"cannot fire", units=[f.id, *over])
     if not f_in and t_in:
         ctx.refuse("FIRE_AT_ASSAULT_INVOLVED", "Unidades no asaltantes", f"{f.id} is neither "
                    f"assaulting nor assaulted and may not fire at {t.id}, which is",

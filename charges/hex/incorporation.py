@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import PositionError
 from .fields import map_hex
 from .ruling import Context, unit_of
 
@@ -32,11 +33,12 @@ def resolve(ctx: Context, mover: Any, absorbed: Any) -> dict:
                    units=[m.id])
     if ctx.refused:
         return ctx.ruling(result=None)
-    current = s.current_strength or 0
+    _need_values(m, s)
+    current = s.current_strength
     recovered = min(m.casualties, current)
     lost = current - recovered
     worse = ctx.opt("incorporation_morale")
-    morale = (min if worse == "lower" else max)(m.morale or 0, s.morale or 0)
+    morale = (min if worse == "lower" else max)(m.morale, s.morale)
     result = {"mover": m.id, "removed": s.id, "removed_counts_as_eliminated": True,
               "recovered": recovered, "points_lost": lost,
               "strength_after": (m.current_strength or 0) + recovered,
@@ -46,6 +48,18 @@ def resolve(ctx: Context, mover: Any, absorbed: Any) -> dict:
             f"{m.casualties} casualties" + (f" and {lost} point(s) are lost" if lost else "")
             + f"; its morale becomes {morale}, the worse of the two; its move ends ({RULE}).")
     return ctx.ruling(result=result)
+
+
+def _need_values(m: Any, s: Any) -> None:
+    """HEX.md 6.5 needs ``min(M.casualties, S.current_strength)`` and the worse of the two
+    morales: without a strength or a morale neither can be worked out, so (as in close combat)
+    the position is refused with ``FIELD_MISSING`` naming the unit and field, never read as 0."""
+    for u in (m, s):
+        for name, value in (("strength_printed", u.strength_printed), ("morale", u.morale)):
+            if value is None:
+                raise PositionError("FIELD_MISSING", u.where, name,
+                                    "cavalry incorporation needs both units' strength and "
+                                    "morale", units=[u.id])
 
 
 def enter(ctx: Context, unit: Any, hex: Any) -> dict:

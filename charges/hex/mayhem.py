@@ -23,6 +23,17 @@ def mayhem(ctx: Context, stacks: list[Any], empty: list[hg.Hex], distance: int |
     st = stacks[0]
     lead = st.units[0]
     to = empty[0]
+    # HEX.md 7.2 (E16a): Mayhem continues an assault already marked: the empty hex must be the
+    # target hex of the stack's own assault marker. No marker, or another hex, is no assault.
+    marked = [m.target_hex for m in ctx.position.markers
+              if m.kind == "assault" and m.unit in {u.id for u in st.units}
+              and m.target_hex is not None]
+    if to not in marked:
+        why = (f"its assault marker targets {', '.join(str(list(h)) for h in marked)}"
+               if marked else f"{lead.id} carries no assault marker")
+        ctx.refuse("ASSAULT_NO_TARGET", "Mayhem", f"{list(to)} holds no enemy unit and is not "
+                   f"a vacated target: {why}", units=[u.id for u in st.units], hexes=[to])
+        return ctx.ruling(approach_distance=distance, melee=[], stack_order=[], targets=[])
     if not any(hg.distance(h, to) == 1 for h in st.hexes):
         ctx.refuse("ASSAULT_NOT_ADJACENT", "Mayhem", f"{list(to)} is not adjacent to "
                    f"{lead.id}", hexes=[to])

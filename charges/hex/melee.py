@@ -10,12 +10,13 @@ add their values into one melee.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
 from geometry import hexgrid as hg
 
-from .errors import PositionError
+from .errors import HexRequestError, PositionError
 from .position import HexUnit
 from .ruling import Context, MissingRulesData, num
 
@@ -24,15 +25,28 @@ def _multiplier(ctx: Context, aspect: str | None) -> Fraction:
     if aspect == "flank":
         return Fraction(2)
     if aspect == "rear":
-        return Fraction(ctx.table("16.1.1", "rear_multiplier")).limit_denominator(1000)
+        m = ctx.table("16.1.1", "rear_multiplier")
+        if isinstance(m, bool) or not isinstance(m, int | float) or not math.isfinite(m) \
+                or m <= 0:
+            # HEX.md 14: ``rear_multiplier`` is a number; Infinity or NaN (which Python's JSON
+            # reader accepts) would crash the exact arithmetic, so it is the user's bad data.
+            raise HexRequestError("rules_data.rear_multiplier", f"{m!r} is not a finite "
+                                  f"positive number", "BAD_RULES_DATA")
+        return Fraction(m).limit_denominator(1000)
     return Fraction(1)
 
 
 def _value(u: HexUnit) -> Fraction:
+    """The unit's melee value (HEX.md 4: ``melee_value``): a finite number of 0 or more; a
+    missing one is ``FIELD_MISSING``, NaN, Infinity or a negative one ``FIELD_INVALID`` (HEX.md
+    13: validation errors name the unit and the field), never a traceback or a negative melee."""
     v = u.get("melee_value")
-    if not isinstance(v, int | float) or isinstance(v, bool):
+    if v is None:
         raise PositionError("FIELD_MISSING", u.where, "melee_value",
                             "an assault needs each assaulting unit's melee value", units=[u.id])
+    if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
+        raise PositionError("FIELD_INVALID", u.where, "melee_value",
+                            f"{v!r} is not a finite number of 0 or more", units=[u.id])
     return Fraction(v).limit_denominator(1000)
 
 

@@ -294,6 +294,14 @@ def _check_facing(unit: HexUnit, item: dict, rd: Reader, ruleset: Any) -> None:
             raise rd.fail("TWO_HEX_BAD_FACING", "facing",
                           f"{f!r}: a line along {hf.DIRS[k]} faces {good} (perpendicular to "
                           f"its axis)", units=[unit.id])
+        if not hf.facing_fits(unit.model, f):
+            # HEX.md 3.3 and 14: a multi-hex unit is a line facing a vertex, but a column (or
+            # any formation whose model faces a hexside) never can: its sides would all vanish
+            # and every neighbour would read as "not adjacent".
+            raise rd.fail("TWO_HEX_BAD_FACING", "formation",
+                          f"{unit.formation!r} faces a hexside (even code), so it cannot cover "
+                          f"{len(unit.hexes)} hexes: a multi-hex unit is a line facing a "
+                          f"vertex", units=[unit.id])
         return
     if f is None:
         return  # read as all front: no flank or rear, and any neighbour in front (HEX.md 3.2)
@@ -393,6 +401,11 @@ def _read_leaders(data: dict, pos: Position) -> None:
                         command_range=rd.integer(item, "command_range", None, 0),
                         moved=rd.boolean(item, "moved", False),
                         escort_of=rd.string(item, "escort_of"), raw=item)
+        for h in leader.hexes:
+            # HEX.md 4: a hex off the map is UNIT_HEX_OFF_MAP for a leader as for a unit.
+            if not pos.map.on_map(h):
+                raise rd.fail("UNIT_HEX_OFF_MAP", "hexes", f"{list(h)} is off the map",
+                              units=[lid], hexes=[list(h)])
         pos.leaders.append(leader)
         pos.leaders_by_id[lid] = leader
 

@@ -2,8 +2,9 @@
 D-18 to D-20): who may rally, the route it must take, and a check of a proposed path.
 
 D-19: "shortest" is the least movement-point cost to the nearest hex within the superior's
-command range (ignoring the half allowance, honouring prohibited terrain and enemy-adjacent
-hexes); among least-cost routes the one with the most hexes on the hex line to the leader; the
+command range (ignoring the half allowance, honouring prohibited terrain, enemy-adjacent
+hexes and stacking: no route ends where the unit may not stack); among least-cost routes the
+one with the most hexes on the hex line to the leader; the
 unit moves along it as far as half its allowance (rounded up) allows, stopping on entering the
 command range or General Order terrain.
 """
@@ -25,41 +26,117 @@ RULE = "Reagrupamiento"
 
 
 def _leader(ctx: Context, u: HexUnit) -> tuple[Any, int]:
+    """The goal leader (HEX.md 8.3: the unit's immediate superior, or assigned leader) and its
+    command range. It must be a leader of the unit's own side: rallying towards an enemy
+    leader is a position error naming the field, not a ruling."""
+    field_name = "superior" if u.get("superior") else "assigned_leader"
     lid = u.get("superior") or u.get("assigned_leader")
     ld = ctx.position.leaders_by_id.get(lid) if isinstance(lid, str) else None
     if ld is None:
         raise PositionError("FIELD_MISSING", u.where, "superior",
                             "a rally move needs the unit's superior (a leader id)", units=[u.id])
+    if ld.side != u.side:
+        raise PositionError("FIELD_INVALID", u.where, field_name,
+                            f"{ld.id} is a leader of {ld.side}, not of {u.side}", units=[u.id])
     rng = ld.command_range
     if rng is None:
         rng = ctx.table("command ranges", f"command_ranges.{ld.rank}")
     return ld, int(rng)
 
 
+#: The largest movement allowance read (HEX.md 14 ``movement_allowance``): La Bataille
+#: allowances are a few MP; a larger one is a typo, and would only make the route search big.
+MAX_ALLOWANCE = 99
+#: The farthest a rallying unit may be from its goal leader for the route search (HEX.md 8.3,
+#: D-19): far beyond any map, and the bound that keeps the search fast on an unbounded map.
+MAX_LEADER_DISTANCE = 100
+
+
 def _allowance(u: HexUnit) -> tuple[int, int]:
+    """HEX.md 8.3: half the allowance for the unit's formation, rounded up; a missing one is
+    ``FIELD_MISSING``, one that is not a whole number 0..MAX_ALLOWANCE ``FIELD_INVALID``."""
     ma = u.get("movement_allowance")
+    field_name = "movement_allowance"
     if isinstance(ma, dict):
+        field_name = f"movement_allowance.{u.formation}"
         ma = ma.get(u.formation)
-    if not isinstance(ma, int) or isinstance(ma, bool):
-        raise PositionError("FIELD_MISSING", u.where, "movement_allowance",
+    if ma is None:
+        raise PositionError("FIELD_MISSING", u.where, field_name,
                             f"a rally move needs the unit's allowance in {u.formation}",
+                            units=[u.id])
+    if not isinstance(ma, int) or isinstance(ma, bool) or not 0 <= ma <= MAX_ALLOWANCE:
+        raise PositionError("FIELD_INVALID", u.where, field_name,
+                            f"{ma!r} is not a whole number of MP 0..{MAX_ALLOWANCE}",
                             units=[u.id])
     return ma, math.ceil(ma / 2)
 
 
+def _check_reach(u: HexUnit, ld: Any) -> None:
+    """Bound the route search (HEX.md 14: the map may be unbounded): a goal leader more than
+    :data:`MAX_LEADER_DISTANCE` hexes away is refused, naming the leader's hexes."""
+    d = min(hg.distance(h, x) for h in u.hexes for x in ld.hexes)
+    if d > MAX_LEADER_DISTANCE:
+        raise PositionError("RALLY_LEADER_TOO_FAR", f"leaders '{ld.id}'", "hexes",
+                            f"{d} hexes from {u.id}; a rally route is searched up to "
+                            f"{MAX_LEADER_DISTANCE} hexes", units=[u.id],
+                            hexes=[list(h) for h in ld.hexes])
+
+
+def in_command(u: HexUnit, ld: Any, rng: int) -> bool:
+    """``state.in_command`` when the position gives it; otherwise whether the unit lies
+    within its goal leader's command range (HEX.md 8.3)."""
+    flag = u.state.get("in_command")
+    if flag is not None:
+        return bool(flag)
+    return min(hg.distance(h, x) for h in u.hexes for x in ld.hexes) <= rng
+
+
+def stacked_with_leader(ctx: Context, u: HexUnit) -> bool:
+    """HEX.md 8.3: a unit stacked with a (friendly) leader counts as in command."""
+    return any(ld.side == u.side for h in u.hexes for ld in ctx.position.leaders_at(h))
+
+
+def adjacent_enemy(ctx: Context, u: HexUnit) -> bool:
+    return any(hg.distance(h, e) <= 1 for o in ctx.position.enemies_of(u.side)
+               for e in o.hexes for h in u.hexes)
+
+
+def rally_blocker(ctx: Context, u: HexUnit) -> str | None:
+    """Who may move on the Rally chit (HEX.md 8.2-8.3), for the cup: the first code of the
+    rally ruling's eligibility that bars ``u`` (``RALLY_IN_COMMAND``,
+    ``RALLY_STACKED_WITH_LEADER``, ``RALLY_ADJACENT_ENEMY_START``), ``RALLY_NO_SUPERIOR``
+    when its command cannot be told (no flag and no leader of its side), or None. The same
+    tests as :func:`resolve`, so the cup and the ruling never disagree."""
+    if u.state.get("in_command") is None:
+        lid = u.get("superior") or u.get("assigned_leader")
+        ld = ctx.position.leaders_by_id.get(lid) if isinstance(lid, str) else None
+        if ld is None or ld.side != u.side:
+            return "RALLY_NO_SUPERIOR"
+        rng = ld.command_range
+        if rng is None:
+            rng = ctx.table("command ranges", f"command_ranges.{ld.rank}", required=False)
+            if not isinstance(rng, int) or isinstance(rng, bool):
+                ctx.need("command ranges", f"command_ranges.{ld.rank}", units=[u.id])
+                return "NEEDS_RULES_DATA"
+        if in_command(u, ld, rng):
+            return "RALLY_IN_COMMAND"
+    elif u.state["in_command"]:
+        return "RALLY_IN_COMMAND"
+    if stacked_with_leader(ctx, u):
+        return "RALLY_STACKED_WITH_LEADER"
+    if adjacent_enemy(ctx, u):
+        return "RALLY_ADJACENT_ENEMY_START"
+    return None
+
+
 def _eligible(ctx: Context, u: HexUnit, ld: Any, rng: int, declares: Any) -> None:
-    pos = ctx.position
-    in_cmd = u.state.get("in_command")
-    if in_cmd is None:
-        in_cmd = min(hg.distance(h, ld.hexes[0]) for h in u.hexes) <= rng
-    if in_cmd:
+    if in_command(u, ld, rng):
         ctx.refuse("RALLY_IN_COMMAND", RULE, f"{u.id} is in the chain of command",
                    units=[u.id])
-    if any(ld2.side == u.side for h in u.hexes for ld2 in pos.leaders_at(h)):
+    if stacked_with_leader(ctx, u):
         ctx.refuse("RALLY_STACKED_WITH_LEADER", RULE, f"{u.id} is stacked with a leader: it "
                    f"counts as in command and may not move now", units=[u.id])
-    if any(hg.distance(h, e) <= 1 for o in pos.enemies_of(u.side) for e in o.hexes
-           for h in u.hexes):
+    if adjacent_enemy(ctx, u):
         ctx.refuse("RALLY_ADJACENT_ENEMY_START", RULE, f"{u.id} is adjacent to an enemy unit",
                    units=[u.id])
     if declares in ("assault", "charge"):
@@ -67,12 +144,15 @@ def _eligible(ctx: Context, u: HexUnit, ld: Any, rng: int, declares: Any) -> Non
                    "charge", units=[u.id])
 
 
-def _formation_change(ctx: Context, u: HexUnit, to: Any, leaves_go: bool) -> str | None:
-    """Formation changes allowed on the Rally chit: leave GO (into column), enter GO, enter or
-    leave road column, limber."""
+def _formation_change(ctx: Context, u: HexUnit, to: Any, leaves_go: bool,
+                      enters_go: bool = False) -> str | None:
+    """Formation changes allowed on the Rally chit (HEX.md 8.3 ``RALLY_ILLEGAL_FORMATION_
+    CHANGE``, D-20): leave GO (into column), enter GO (and so stop: ``enters_go`` when the move
+    ends on General Order terrain it entered), enter or leave road column, limber."""
     if to is None:
         return None
     ok = (to == "column" and u.formation == "general_order" and leaves_go) or \
+        (to == "general_order" and enters_go) or \
         "road_column" in (to, u.formation) or (to == "limbered" and u.type == "artillery")
     if not ok:
         ctx.refuse("RALLY_ILLEGAL_FORMATION_CHANGE", RULE, f"{u.formation} to {to} is not "
@@ -111,6 +191,9 @@ def _walk(ctx: Context, r: Routes, path: list[hg.Hex], check: bool) -> dict:
         if stop_at is None:
             stop_at = r.stop_reason(h, i, go_start)
         prev = h
+    if check and path and "RALLY_PATH_NOT_ADJACENT" not in faults and \
+            "RALLY_PROHIBITED" not in faults and (why := r.stacking_fault(prev)):
+        faults.setdefault("RALLY_STACKING", f"it may not end its move in {list(prev)}: {why}")
     return {"faults": faults, "spent": spent, "end": prev, "stop": stop_at}
 
 
@@ -123,6 +206,7 @@ def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = N
         return ctx.ruling(allowance=None, spent=None, end_hex=None, best_route=[],
                           formation_after=u.formation, in_command_after=None)
     ma, allowance = _allowance(u)
+    _check_reach(u, ld)
     _eligible(ctx, u, ld, rng, declares)
     ctx.say(f"{u.id} may spend half its allowance of {ma}, rounded up: {allowance} MP "
             f"({RULE}).")
@@ -145,7 +229,8 @@ def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = N
     end = walked["end"]
     fa = r.formation_after(end, walked)
     leaves_go = u.formation == "general_order" and not r.is_go(end)
-    fa = _formation_change(ctx, u, formation_change, leaves_go) or fa
+    enters_go = end != r.start and u.formation != "general_order" and r.is_go(end)
+    fa = _formation_change(ctx, u, formation_change, leaves_go, enters_go) or fa
     in_cmd = hg.distance(end, ld.hexes[0]) <= rng
     if walked["spent"]:
         ctx.note("RALLY_OPPORTUNITY_CHARGES", RULE, "units moving on the Rally chit may "
@@ -165,7 +250,8 @@ def resolve(ctx: Context, unit: Any, path: Any = None, formation_change: Any = N
 def _judge(ctx: Context, r: Routes, path: list[hg.Hex], walked: dict) -> None:
     rules = {"RALLY_PATH_NOT_ADJACENT": RULE, "RALLY_PROHIBITED": RULE,
              "RALLY_ENTERS_ENEMY_ADJACENT": RULE, "RALLY_OVER_ALLOWANCE": RULE,
-             "RALLY_DID_NOT_STOP": RULE, "RALLY_ENTERED_GO_CONTINUED": "Orden General",
+             "RALLY_DID_NOT_STOP": RULE, "RALLY_STACKING": "Reagrupamiento; HEX.md 4",
+             "RALLY_ENTERED_GO_CONTINUED": "Orden General",
              "RALLY_GO_TO_GO_MORE_THAN_ONE": "Orden General"}
     for code, why in walked["faults"].items():
         ctx.refuse(code, rules[code], why, units=[r.unit.id])

@@ -6,28 +6,40 @@ least-cost route (D-19)."""
 from __future__ import annotations
 
 import heapq
-from functools import cache
 
 from geometry import hexgrid as hg
 
+from .errors import HexRequestError
 from .position import HexUnit
 from .ruling import Context
 
 INF = float("inf")
 GO_EXEMPT = ("skirmish", "road_column", "disordered", "pgd")
-#: How far beyond the straight distance to the leader an unbounded map is searched (hexes).
+#: How many hexes of detour the search allows on each side of the straight way to the leader
+#: (HEX.md 14: the map is unbounded unless it gives bounds): at least this many ...
 SEARCH_MARGIN = 6
+#: ... and at most this many, however large the allowance: the search region is the ellipse of
+#: hexes ``h`` with ``d(start, h) + d(h, leader) <= d(start, leader) + 2 * margin``, so its
+#: size depends on the distance to the leader and this margin, never on the allowance alone.
+MAX_MARGIN = 12
 
 
-def _dijkstra(sources: list[hg.Hex], expand) -> dict[hg.Hex, float]:
+def _dijkstra(sources: list[hg.Hex], expand, until=None) -> dict[hg.Hex, float]:
     """Least cost from ``sources`` to every hex; ``expand(h)`` yields ``(next, cost)`` with
-    cost None for a step that may not be taken."""
+    cost None for a step that may not be taken. ``until(h)`` true for a popped hex fixes the
+    best cost: the search stops once every hex of that cost has been settled (each hex of
+    cost <= the best is then final)."""
     dist: dict[hg.Hex, float] = {h: 0 for h in sources}
     heap = [(0, h) for h in sources]
+    best = INF
     while heap:
         d, h = heapq.heappop(heap)
         if d > dist[h]:
             continue
+        if d > best:
+            break
+        if until is not None and best == INF and until(h):
+            best = d
         for n, c in expand(h):
             if c is not None and d + c < dist.get(n, INF):
                 dist[n] = d + c
@@ -47,7 +59,12 @@ class Routes:
         pos = ctx.position
         self.enemy = {h for o in pos.enemies_of(unit.side) for h in o.hexes}
         self.near_enemy = {n for h in self.enemy for n in [h, *hg.neighbours(h)]}
-        self.radius = hg.distance(self.start, leader) + max(SEARCH_MARGIN, allowance)
+        margin = min(max(SEARCH_MARGIN, allowance), MAX_MARGIN)
+        self.reach = hg.distance(self.start, leader) + 2 * margin
+        self._costs: dict[tuple[hg.Hex, hg.Hex], int | None] = {}
+        self._stack_ok: dict[hg.Hex, str | None] = {}
+        self._succ: dict[hg.Hex, list[hg.Hex]] = {}
+        self._score: tuple[dict[hg.Hex, int], dict[hg.Hex, int]] | None = None
         self.line = hg.hex_line(self.start, leader).all_hexes() - {self.start}
         self.avoid_adjacent = ctx.opt("rally_adjacent") == "any_point"
         self.dist_s = self._forward()
@@ -58,7 +75,13 @@ class Routes:
 
     # -- costs -----------------------------------------------------------------------------
     def cost(self, a: hg.Hex, b: hg.Hex) -> int | None:
-        """MP to enter ``b`` from ``a`` (None: prohibited)."""
+        """MP to enter ``b`` from ``a`` (None: prohibited), worked out once per step."""
+        key = (a, b)
+        if key not in self._costs:
+            self._costs[key] = self._cost(a, b)
+        return self._costs[key]
+
+    def _cost(self, a: hg.Hex, b: hg.Hex) -> int | None:
         pos = self.ctx.position
         if b in self.enemy or not pos.map.on_map(b):
             return None
@@ -74,8 +97,9 @@ class Routes:
             name = feat.get("feature")
             if name in sides and sides[name] is None:
                 return None  # listed as null: prohibited
-            extra += int(self.ctx.table("movement", f"tec_mp_hexside.{name}"))
-        return int(mp) + extra
+            extra += _mp(self.ctx.table("movement", f"tec_mp_hexside.{name}"),
+                         f"tec_mp_hexside.{name}", 0)
+        return _mp(mp, f"tec_mp.{pos.map.terrain_of(b)}", 1) + extra
 
     def step(self, a: hg.Hex, b: hg.Hex) -> int | None:
         c = self.cost(a, b)
@@ -97,8 +121,39 @@ class Routes:
         return hg.distance(h, self.leader) <= self.rng
 
     def _passable(self, h: hg.Hex) -> bool:
-        return hg.distance(h, self.start) <= self.radius and not (
-            self.avoid_adjacent and self.enemy_adjacent(h))
+        return (hg.distance(h, self.start) + hg.distance(h, self.leader) <= self.reach
+                and not (self.avoid_adjacent and self.enemy_adjacent(h)))
+
+    def stacking_fault(self, h: hg.Hex) -> str | None:
+        """Why the unit may not end its move in ``h`` (HEX.md 8.3 D-19: the route honours
+        stacking; section 4: cavalry never stacks with infantry, ``stacking_limits.units``
+        of the rules data), or None. Without ``stacking_limits`` the count is not checked and
+        ``NEEDS_RULES_DATA`` says so."""
+        if h not in self._stack_ok:
+            self._stack_ok[h] = self._stacking(h)
+        return self._stack_ok[h]
+
+    def _stacking(self, h: hg.Hex) -> str | None:
+        u = self.unit
+        here = [o for o in self.ctx.position.stack(h) if o is not u and o.side == u.side]
+        if not here:
+            return None
+        kinds = {o.type for o in here if o.type != "artillery"}
+        if u.type != "artillery" and ({u.type} | kinds) >= {"cavalry", "infantry"}:
+            return (f"LB_CAVALRY_WITH_INFANTRY: {list(h)} holds "
+                    f"{', '.join(o.id for o in here)}; cavalry never stacks with infantry")
+        limits = self.ctx.table("Reagrupamiento", "stacking_limits", required=False)
+        if limits is None:
+            self.ctx.need("Reagrupamiento", "stacking_limits", units=[u.id])
+            return None
+        cap = limits.get("units") if isinstance(limits, dict) else None
+        if isinstance(cap, int) and not isinstance(cap, bool) and len(here) + 1 > cap:
+            return (f"stacking_limits.units: {list(h)} holds {len(here)} units already; with "
+                    f"{u.id} it would hold {len(here) + 1}, over the limit of {cap}")
+        return None
+
+    def may_end(self, h: hg.Hex) -> bool:
+        return self.stacking_fault(h) is None
 
     # -- searches ----------------------------------------------------------------------------
     def _forward(self) -> dict[hg.Hex, float]:
@@ -108,10 +163,15 @@ class Routes:
             for n in hg.neighbours(h):
                 if self._passable(n):
                     yield n, self.step(h, n)
-        return _dijkstra([self.start], expand)
+        return _dijkstra([self.start], expand, until=self._is_goal)
+
+    def _is_goal(self, h: hg.Hex) -> bool:
+        return h != self.start and self.in_range(h) and not self.enemy_adjacent(h) \
+            and self.may_end(h)
 
     def _goals(self) -> set[hg.Hex]:
-        reach = [h for h in self.dist_s if h != self.start and not self.enemy_adjacent(h)]
+        reach = [h for h in self.dist_s if h != self.start and not self.enemy_adjacent(h)
+                 and self.may_end(h)]
         goals = {h for h in reach if self.in_range(h)}
         if goals:
             return goals
@@ -134,22 +194,44 @@ class Routes:
         return self.dist_s.get(h, INF) + self.dist_g.get(h, INF) == self.best
 
     def _successors(self, h: hg.Hex) -> list[hg.Hex]:
-        if h in self.goals:
-            return []
+        """The next hexes of least-cost routes from ``h`` (worked out once per hex)."""
+        if h in self._succ:
+            return self._succ[h]
         out = []
-        for n in hg.neighbours(h):
-            c = self.step(h, n) if n in self.dist_s else None
-            if c is not None and self.dist_s[h] + c == self.dist_s[n] and self._on_best(n):
-                out.append(n)
+        if h not in self.goals:
+            for n in hg.neighbours(h):
+                c = self.step(h, n) if n in self.dist_s else None
+                if c is not None and self.dist_s[h] + c == self.dist_s[n] and self._on_best(n):
+                    out.append(n)
+        self._succ[h] = out
         return out
+
+    def _scores(self) -> tuple[dict[hg.Hex, int], dict[hg.Hex, int]]:
+        """For each hex on a least-cost route: the most hexes on the hex line a route from it
+        can still cover, and how many routes from it cover that many. Worked out once, from
+        the goals back (every step costs at least 1 MP, so a successor is always dearer):
+        no recursion, so a long route cannot overflow the stack."""
+        if self._score is None:
+            score: dict[hg.Hex, int] = {}
+            count: dict[hg.Hex, int] = {}
+            nodes = [h for h in self.dist_s if self._on_best(h)]
+            if self.start not in nodes:
+                nodes.append(self.start)
+            for x in sorted(nodes, key=lambda h: -self.dist_s.get(h, 0)):
+                if x in self.goals:
+                    score[x], count[x] = 0, 1
+                    continue
+                opts = [(int(n in self.line) + score.get(n, 0), count.get(n, 0))
+                        for n in self._successors(x)]
+                best = max((v for v, _ in opts), default=0)
+                score[x] = best
+                count[x] = sum(c for v, c in opts if v == best)
+            self._score = (score, count)
+        return self._score
 
     def line_score(self, h: hg.Hex) -> int:
         """The most hexes on the hex line an optimal route from ``h`` can still cover."""
-        @cache
-        def score(x: hg.Hex) -> int:
-            return max((int(n in self.line) + score(n) for n in self._successors(x)),
-                       default=0)
-        return score(h)
+        return self._scores()[0].get(h, 0)
 
     def best_route(self) -> list[hg.Hex]:
         """D-19: the least-cost route with the most hexes on the line (first in side order
@@ -166,14 +248,8 @@ class Routes:
         return route
 
     def tied_count(self) -> int:
-        target = self.line_score(self.start)
-
-        @cache
-        def count(x: hg.Hex, need: int) -> int:
-            if x in self.goals:
-                return int(need <= 0)
-            return sum(count(n, need - int(n in self.line)) for n in self._successors(x))
-        return count(self.start, target) if self.best != INF else 0
+        """How many least-cost routes keep the most hexes on the line (D-19: all legal)."""
+        return self._scores()[1].get(self.start, 0) if self.best != INF else 0
 
     # -- the move along a route ---------------------------------------------------------------
     def stop_reason(self, h: hg.Hex, i: int, go_start: bool) -> tuple[str, str] | None:
@@ -203,6 +279,8 @@ class Routes:
             if self.stop_reason(h, i, go_start):
                 break
             prev = h
+        while out and not self.may_end(out[-1]):
+            out.pop()  # D-19 honours stacking: it goes as far as a hex it may end in
         return out
 
     def judge_prefix(self, path: list[hg.Hex]) -> str:
@@ -235,6 +313,17 @@ class Routes:
 
     def metric_words(self) -> str:
         return "movement points" if self.metric == "mp" else "hexes"
+
+
+def _mp(value: object, key: str, low: int) -> int:
+    """A movement-point cost of the rules data (HEX.md 14 ``tec_mp``): a whole number of at
+    least ``low`` (1 for a hex, 0 for a hexside); anything else (a fraction truncated to 0, a
+    negative, Infinity) would make zero-cost loops or crash the search, so it is refused."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value \
+            or value in (INF, -INF) or value != int(value) or value < low:
+        raise HexRequestError(f"rules_data.{key}", f"{value!r} is not a whole number of MP "
+                              f"of at least {low}", "BAD_RULES_DATA")
+    return int(value)
 
 
 __all__ = ["Routes", "GO_EXEMPT"]

@@ -217,9 +217,9 @@ def candidate(ctx: Context, ev: dict, u: HexUnit, kinds: list[str]) -> dict:
                                      "message": b.message})
             continue
         except MissingRulesData as m:
-            r = ctx.reasons[-1] if ctx.reasons else {"rule": ""}
             entry["blocked"].append({"kind": kind, "code": "NEEDS_RULES_DATA",
-                                     "rule": r["rule"], "message": f"needs rules data '{m}'"})
+                                     "rule": ctx.missing_rule(str(m)),
+                                     "message": f"needs rules data '{m}'"})
             continue
         entry["eligible"].append(kind)
     if any(k.startswith("reaction_move") for k in entry["eligible"]) and \

@@ -60,6 +60,8 @@ class Context:
     decisions: list[str] = field(default_factory=list)
     explanation: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    #: The rule section of each missing table (:meth:`need`), by key.
+    missing_rules: dict[str, str] = field(default_factory=dict)
     #: The rules-data entry last found (:meth:`table`): named when the user's data is malformed.
     last_table: str | None = None
 
@@ -117,10 +119,17 @@ class Context:
     def has(self, key: str) -> bool:
         return self.table("", key, required=False) is not None
 
+    def missing_rule(self, key: str) -> str:
+        """The rule section recorded for the missing table ``key`` (HEX.md 13: a
+        ``NEEDS_RULES_DATA`` names the section and key). A key is recorded once per ruling, so
+        later users of the same table must look it up here, not take the last reason."""
+        return self.missing_rules.get(key, "")
+
     def need(self, section: str, key: str, units: list[str] | None = None) -> None:
         if key in self.missing:
             return
         self.missing.append(key)
+        self.missing_rules[key] = section
         where = ("no rules data was given" if self.data is None and not self.data_source else
                  f"the position names rules data {self.data_source!r} but it was not loaded"
                  if self.data is None else "the rules data has no such entry")

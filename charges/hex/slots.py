@@ -124,9 +124,13 @@ def pistols(ctx: Context, cb: Combat) -> dict:
     """11.3.9: +1 per attacking cavalry that expends its pistol, -1 if the defending cavalry
     does; attacker declares first."""
     value, parts = 0, []
-    for uid in cb.pistols:
+    for i, uid in enumerate(cb.pistols):
         u = ctx.position.by_id.get(uid)
-        if u is None or (u not in cb.attackers and u not in cb.defenders):
+        if uid in cb.pistols[:i]:
+            # A unit has one pistol, loaded or spent (HEX.md 14): naming it twice is one pistol.
+            ctx.note("CC_PISTOL_REPEATED", "11.3.9", f"{uid} is named twice; a unit has one "
+                     f"pistol, counted once", units=[uid])
+        elif u is None or (u not in cb.attackers and u not in cb.defenders):
             ctx.refuse("CC_PISTOL_NOT_IN_COMBAT", "11.3.9", f"{uid} is not in this combat",
                        units=[uid])
         elif not ctx.ruleset.is_cavalry(u) or not u.capabilities.get("pistols", True):
