@@ -32,6 +32,17 @@ def three_marker_warning(view: TableView, trays: list[TrayPose]) -> list[str]:
     return [text + "; a fourth table marker in view makes every position firmer"]
 
 
+def lens_bend_warning(view: TableView) -> str:
+    """The table markers fit their plane far worse than usual with no calibration given: the
+    lens bends the table more than the fitted radial term explains."""
+    k1 = float(view.intr.dist[0]) if view.intr.distorted else 0.0
+    return (f"the lens bends the table: the table markers fit the table plane to "
+            f"{view.residual_px:.2f} px through the lens model fitted (k1 = {k1:+.3f}; usually "
+            f"under {USUAL_TABLE_RESIDUAL_PX:g} px), so positions between the markers are "
+            "uncertain (the sigmas are widened for it); a wide-angle or strongly distorting "
+            "lens needs --calibration, or 8 table markers round the border")
+
+
 def assumed_focal_warning(view: TableView, heights: list[float], fov_deg: float,
                           told: bool) -> list[str]:
     """Without a calibration, a photo straight down cannot show the focal length (focal.py):

@@ -18,6 +18,7 @@ marker is not seen is listed in ``detection.missing_units`` and left out, never 
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -27,16 +28,28 @@ import numpy as np
 from geometry import load_scene
 
 from .camera import DEFAULT_FOV_DEG, Intrinsics
-from .cautions import assumed_focal_warning, calibration_warnings, three_marker_warning
+from .cautions import (
+    USUAL_TABLE_RESIDUAL_PX,
+    assumed_focal_warning,
+    calibration_warnings,
+    lens_bend_warning,
+    three_marker_warning,
+)
 from .errors import DetectionError
-from .focal import refine_focal
-from .lens import LensFit, fit_k1
+from .focal import check_calibrated_focal, refine_focal
+from .lens import MODEL_SHARE, LensFit, fit_k1, unexplained_k1
 from .marker_search import aruco_detector, find_markers
 from .markers import MarkerSet, load_markers
 from .poses import tray_poses
 from .table import TableView, calibrate_table
 from .trays import MarkerFix, measure_markers
-from .uncertainty import Scatter, corner_scatter, table_covariance
+from .uncertainty import (
+    CORNER_FLOOR_PX,
+    Scatter,
+    corner_scatter,
+    square_residuals,
+    table_covariance,
+)
 
 __all__ = ["detect", "detect_with_view", "find_markers", "aruco_detector", "to_gray"]
 
@@ -109,6 +122,11 @@ def _table(table_seen: dict[int, np.ndarray], ms: MarkerSet, shape: tuple[int, .
         first = corner_scatter([(view.residual_ss_px, view.residual_dof)])
         view = refine_focal(view, table_covariance(view.H, view.fit_ideal, view.fit_table,
                                                    first))
+    focal_warnings: list[str] = []
+    if calibration is not None and parallax:
+        first = corner_scatter([(view.residual_ss_px, view.residual_dof)])
+        view, focal_warnings = check_calibrated_focal(
+            view, table_covariance(view.H, view.fit_ideal, view.fit_table, first))
     if not parallax:
         view.centre = np.array([view.centre[0], view.centre[1], 1e12])
     warnings = []
@@ -118,6 +136,7 @@ def _table(table_seen: dict[int, np.ndarray], ms: MarkerSet, shape: tuple[int, .
         warnings.append(f"table markers {view.outliers} do not fit the others (moved?) and "
                         "were not used")
     warnings += calibration_warnings(calibration, (shape[1], shape[0]), view, nominal)
+    warnings += focal_warnings
     if parallax:
         warnings += assumed_focal_warning(view, [u.height_mm for u in ms.units],
                                           fov_deg or DEFAULT_FOV_DEG,
@@ -143,7 +162,7 @@ def detect(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
 
 
 def _lens_fit(view: TableView, tray_seen: dict[int, list[np.ndarray]], ms: MarkerSet,
-              ) -> LensFit:
+              start: float | None = None) -> LensFit:
     """The lens's radial term from the table markers and every tray marker seen once."""
     quads, sizes, z = [], [], []
     for mid, qs in tray_seen.items():
@@ -153,7 +172,75 @@ def _lens_fit(view: TableView, tray_seen: dict[int, list[np.ndarray]], ms: Marke
             sizes.append(um.marker_size_mm)
             z.append(um.height_mm)
     return fit_k1(view, view.fit_raw, np.array(quads, np.float64).reshape(-1, 4, 2),
-                  np.array(sizes, np.float64), np.array(z, np.float64))
+                  np.array(sizes, np.float64), np.array(z, np.float64), start)
+
+
+def _lens_view(view: TableView, warnings: list[str], table_seen: dict[int, np.ndarray],
+               tray_seen: dict[int, list[np.ndarray]], ms: MarkerSet, shape: tuple[int, ...],
+               table_kw: dict[str, Any]) -> tuple[TableView, list[str]]:
+    """The table view through the lens fitted to every marker (no calibration), started from
+    the table's own estimate (8+ border markers). A fit that makes the table markers fit
+    their plane worse than the table's own estimate does (or not at all) does not replace it;
+    the radial term's sigma is the one of the estimate in use."""
+    own = view.k1_estimated
+    lens = _lens_fit(view, tray_seen, ms, own)
+    if lens.measured and abs(lens.k1 - (own or 0.0)) > 0.5 * lens.sigma:
+        try:
+            refit, refit_warnings = _table(table_seen, ms, shape, k1=lens.k1, **table_kw)
+        except DetectionError:
+            refit = None
+        if refit is not None and (own is None or (
+                refit.residual_px <= 1.5 * view.residual_px + 0.1
+                and len(refit.outliers) <= len(view.outliers))):
+            view, warnings = refit, refit_warnings
+        elif own is not None:
+            # The table's estimate stands; its sigma is the fit's, widened by how far the
+            # tray markers' fit pulls from it.
+            view.k1_sigma = math.hypot(lens.sigma, MODEL_SHARE * own)
+            return view, warnings
+    if lens.measured:
+        view.k1_estimated = lens.k1
+        view.k1_sigma = lens.sigma
+    else:
+        view.k1_sigma = math.hypot(lens.sigma, MODEL_SHARE * (own or 0.0))
+    return view, warnings
+
+
+BENT_TABLE_FACTOR = 3.0
+"""The table markers' corners scattering about their plane by more than this many times the
+tray markers' corners about their squares (both per axis) ..."""
+BENT_TABLE_MIN_PX = 0.25
+"""... and by more than this (RMS, px): the plane through the lens model in use does not hold
+the table (on rendered tables they scatter alike, 0.03-0.1 px; on real photos 0.1-0.45 px
+against 0.23-0.42 px)."""
+
+
+def _bent_table(view: TableView, found: list[tuple[Any, MarkerFix, np.ndarray]],
+                calibrated: bool) -> list[str]:
+    """A table plane the table markers fit far worse than the photo's corners scatter, through
+    the lens model in use: the lens bends the table more than the model explains. The misfit,
+    read as a radial term (:func:`vision.lens.unexplained_k1`), is added to the lens's
+    uncertainty, so every unit's sigma covers the bend between the markers, and said by
+    name."""
+    if view.residual_px <= BENT_TABLE_MIN_PX or view.residual_dof <= 0:
+        return []
+    table_px = math.sqrt(view.residual_ss_px / view.residual_dof)
+    if found:
+        raws = np.array([raw for _, _, raw in found], np.float64).reshape(-1, 4, 2)
+        q = np.array([fix.corners_mm for _, fix, _ in found]).reshape(-1, 4, 2)
+        z = np.array([um.height_mm for um, _, _ in found], np.float64)
+        ss = square_residuals(view, raws, q, z)
+        tray_px = max(math.sqrt(float(ss.sum()) / (4 * len(ss))), CORNER_FLOOR_PX)
+        if table_px <= BENT_TABLE_FACTOR * tray_px and \
+                view.residual_px <= 3 * USUAL_TABLE_RESIDUAL_PX:
+            return []
+    extra = unexplained_k1(view)
+    if extra <= 0:
+        return []
+    view.k1_sigma = math.hypot(view.k1_sigma, extra)
+    if calibrated:  # calibration_warnings says so
+        return []
+    return [lens_bend_warning(view)]
 
 
 def _sort_found(found: list[tuple[int, np.ndarray]], ms: MarkerSet,
@@ -229,15 +316,13 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
                     estimate_distortion=estimate_distortion)
     view, warnings = _table(table_seen, ms, gray.shape, **table_kw)
     if calibration is None and estimate_distortion:
-        lens = _lens_fit(view, tray_seen, ms)
-        if lens.measured and abs(lens.k1 - (view.k1_estimated or 0.0)) > 0.5 * lens.sigma:
-            view, warnings = _table(table_seen, ms, gray.shape, k1=lens.k1, **table_kw)
-        view.k1_estimated = lens.k1 if lens.measured else view.k1_estimated
-        view.k1_sigma = lens.sigma
+        view, warnings = _lens_view(view, warnings, table_seen, tray_seen, ms, gray.shape,
+                                    table_kw)
     timings["table"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
     found_units, missing, rejected = _units_found(ms, tray_seen, view, warnings)
+    warnings += _bent_table(view, found_units, calibration is not None)
     trays, scatter, t_edges = tray_poses(gray, view, found_units, refine=refine,
                                          calibrated=calibration is not None)
     timings.update(t_edges)

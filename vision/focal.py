@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from .table import TableView, camera_pose
-from .uncertainty import FOCAL_PRIOR, TableCovariance
+from .uncertainty import FOCAL_CALIBRATED, FOCAL_PRIOR, TableCovariance
 
 
 def focal_from_plane(table_to_px: np.ndarray, cx: float, cy: float) -> float | None:
@@ -43,31 +43,80 @@ def focal_from_plane(table_to_px: np.ndarray, cx: float, cy: float) -> float | N
     return s / math.sqrt(w) if s > 0 else None
 
 
-def refine_focal(view: TableView, table: TableCovariance) -> TableView:
-    """The view with the focal length combined from the nominal one and the table's
-    perspective, its camera centre solved again with it, and ``focal_sigma`` (relative) set.
-    Unchanged when the perspective says nothing usable."""
+def measure_focal(view: TableView, table: TableCovariance) -> tuple[float, float] | None:
+    """The focal length (px) the table's perspective alone gives, with the principal point in
+    use, and its standard deviation over the table fit's uncertainty; None when the view is
+    too square-on to say."""
     K = view.intr.K
-    f0, cx, cy = float(K[0, 0]), float(K[0, 2]), float(K[1, 2])
+    cx, cy = float(K[0, 2]), float(K[1, 2])
     fe = focal_from_plane(view.Hinv, cx, cy)
     if fe is None:
-        return view
+        return None
     spread = []
     for hp, hm in zip(table.plus, table.minus, strict=True):
         a, b = focal_from_plane(np.linalg.inv(hp), cx, cy), focal_from_plane(np.linalg.inv(hm),
                                                                              cx, cy)
         if a is None or b is None:
-            return view
+            return None
         spread.append((a - b) / 2)
-    var_e = float(np.sum(np.square(spread)))
-    var_0 = (FOCAL_PRIOR * f0) ** 2
-    if var_e <= 0 or var_e > 4 * var_0:
-        return replace(view, focal_estimate=(fe, math.sqrt(max(var_e, 0.0))))
-    f = (f0 / var_0 + fe / var_e) / (1 / var_0 + 1 / var_e)
-    sigma = math.sqrt(1 / (1 / var_0 + 1 / var_e)) / f
-    K2 = K.copy()
+    return fe, math.sqrt(float(np.sum(np.square(spread))))
+
+
+def with_focal(view: TableView, f: float, sigma: float, estimate: tuple[float, float],
+               ) -> TableView:
+    """The view through focal length ``f`` (px): the camera centre solved again with it,
+    ``focal_sigma`` (relative) and ``focal_estimate`` set."""
+    K2 = view.intr.K.copy()
     K2[0, 0] = K2[1, 1] = f
     intr = replace(view.intr, K=K2)
     rvec, tvec, centre = camera_pose(view.fit_table, view.fit_ideal, intr)
     return replace(view, intr=intr, rvec=rvec, tvec=tvec, centre=centre, focal_sigma=sigma,
-                   focal_estimate=(fe, math.sqrt(var_e)))
+                   focal_estimate=estimate)
+
+
+def refine_focal(view: TableView, table: TableCovariance) -> TableView:
+    """The view with the focal length combined from the nominal one and the table's
+    perspective, its camera centre solved again with it, and ``focal_sigma`` (relative) set.
+    Unchanged when the perspective says nothing usable."""
+    f0 = float(view.intr.K[0, 0])
+    measured = measure_focal(view, table)
+    if measured is None:
+        return view
+    fe, sd = measured
+    var_e = sd ** 2
+    var_0 = (FOCAL_PRIOR * f0) ** 2
+    if var_e <= 0 or var_e > 4 * var_0:
+        return replace(view, focal_estimate=(fe, sd))
+    f = (f0 / var_0 + fe / var_e) / (1 / var_0 + 1 / var_e)
+    sigma = math.sqrt(1 / (1 / var_0 + 1 / var_e)) / f
+    return with_focal(view, f, sigma, (fe, sd))
+
+
+FOCAL_DISAGREES = 3.0
+"""A calibration's focal length this many standard deviations (the table's measurement's and
+the calibration's own, :data:`vision.uncertainty.FOCAL_CALIBRATED`, combined) from what the
+table's perspective measures is not this photo's: another zoom on the same camera."""
+
+
+def check_calibrated_focal(view: TableView, table: TableCovariance,
+                           ) -> tuple[TableView, list[str]]:
+    """A calibrated view checked against the focal length its table's perspective measures
+    (tilted photos only): when they disagree the table's measurement is used, with its own
+    uncertainty and the calibration's, and said by name."""
+    f0 = float(view.intr.K[0, 0])
+    measured = measure_focal(view, table)
+    if measured is None:
+        return view, []
+    fe, sd = measured
+    view = replace(view, focal_estimate=(fe, sd))
+    if sd <= 0 or sd > FOCAL_PRIOR * f0:  # too square-on to tell
+        return view, []
+    both = math.hypot(sd, FOCAL_CALIBRATED * f0)
+    if abs(fe - f0) <= FOCAL_DISAGREES * both:
+        return view, []
+    text = (f"the table's perspective measures the focal length as {fe:.0f} +- {sd:.0f} px, "
+            f"the camera calibration says {f0:.0f} px: the calibration is not of this camera "
+            "at this zoom (another zoom, or a cropped or stabilised photo); the table's focal "
+            "length is used instead")
+    view = with_focal(view, fe, math.hypot(sd / fe, FOCAL_CALIBRATED), (fe, sd))
+    return view, [text]

@@ -15,7 +15,8 @@ of the facing only, and it is believed only when
    the edge points no larger than :data:`MAX_RMS_PX`;
 3. its centre lies within :data:`SANE_MM` of the marker's (else it found some other edge);
 4. its facing agrees with the marker's within their combined uncertainty (chi-square of one
-   degree of freedom below :data:`CHI2_99`).
+   degree of freedom below :data:`CHI2_95`, the marker's part capped at
+   :data:`MARKER_SHARE_CAP` times the outline's).
 
 Then the outline's facing updates the marker's pose as an independent Gaussian measurement (a
 facing change also moves the unit's centre when the marker sits off-centre: the covariance
@@ -63,8 +64,23 @@ tolerance and the marker's covariance knows nothing of it, so a clean outline th
 by up to this much may be the truth; beyond it, it found some other edge."""
 CHI2_99 = 6.63
 """99% point of the chi-square distribution with 1 degree of freedom."""
+CHI2_95 = 3.84
+"""... its 95% point: the outline's facing, which takes over the fused one, is accepted only
+below it (at the 99% point, outlines turned 0.7-0.9 degrees by clipped white passed at
+chi-square 4.0-4.9 of 1, outside testing round 3; those between go to the marker, uncertain
+by the difference)."""
 CHI2_3_99 = 11.34
 """... and with 3."""
+
+
+MARKER_SHARE_CAP = 2.0
+"""In the consistency test the marker's facing variance counts at most this many squared
+times the outline's: a marker made noisy (clipped white blooming over its black, blur) says
+little about where the tray's edge should be, and a test against it passed outlines turned
+0.5-1.5 degrees by the same clipping where their own statistics said 0.2 (outside testing,
+round 3: exposure x1.5-x3 left 95-98% of the facings within 3 sigma with the outline, 100%
+without). The outline is then accepted only where it agrees with the marker to about its own
+precision; otherwise the marker stands, uncertain by the difference (below)."""
 
 
 @dataclass
@@ -192,12 +208,12 @@ def fuse(marker_pose: Pose, marker_cov: np.ndarray, fit: OutlineFit | None, unit
                      "the tray: some other edge")
         return alone
     s = marker_cov[2, 2] + cov_o[2, 2]
-    chi2 = d[2] ** 2 / s
+    chi2 = d[2] ** 2 / min(s, (1 + MARKER_SHARE_CAP ** 2) * cov_o[2, 2])
     alone.info["chi2"] = round(float(chi2), 2)
     # What the marker's pose becomes when its facing moves by d[2]: the centre moves with it
     # where the marker sits off the tray's centre (their covariance).
     along = marker_cov[:, 2] / marker_cov[2, 2]
-    if chi2 > CHI2_99:
+    if chi2 > CHI2_95:
         apart = (f"the tray's outline turns {turned:+.2f} deg from the marker's facing "
                  f"(chi-square {chi2:.1f} of 1 degree of freedom)")
         if d[2] ** 2 / marker_cov[2, 2] <= MARKER_PLAUSIBLE ** 2 or \

@@ -91,7 +91,7 @@ def tray_poses(gray: np.ndarray, view: TableView,
     table_scatter = own_fit if own_fit.px > scatter.px else scatter
     tcov = table_covariance(view.H, view.fit_ideal, view.fit_table, table_scatter)
     poses = marker_poses(view, raws, z, off)
-    focal = FOCAL_CALIBRATED if calibrated else (view.focal_sigma or FOCAL_PRIOR)
+    focal = view.focal_sigma or (FOCAL_CALIBRATED if calibrated else FOCAL_PRIOR)
     parts = pose_covariances(view, raws, z, off, own, tcov, focal)
     # The marker and the outline are both read through the same table plane and camera
     # centre: they are fused on what is their own (the corners, the edges), and the table's

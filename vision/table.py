@@ -266,8 +266,14 @@ def calibrate_table(corners: dict[int, np.ndarray], markers: MarkerSet, intr: In
         marker_ok = np.ones(len(seen), bool)
     outliers = [i for i, ok in zip(seen, marker_ok, strict=True) if not ok]
     if int(marker_ok.sum()) < MIN_TABLE_MARKERS:
+        why = "moved, or not on the table?"
+        if len(outliers) * 2 >= len(seen):
+            # Most of them at once: more likely a lens that bends the table than markers moved.
+            lens = ("the lens model in use" if intr.distorted else "a lens with no distortion")
+            why += (f" Or a lens bending the table more than {lens} allows "
+                    "(a wide-angle or strongly distorting lens): give --calibration")
         raise DetectionError(f"too few table markers agree on the table plane: {seen} seen, "
-                             f"{outliers} do not fit (moved, or not on the table?)")
+                             f"{outliers} do not fit ({why})")
     keep = np.repeat(marker_ok, 4)
     rvec, tvec, centre = camera_pose(tab[keep], ideal[keep], intr)
     view = TableView(H, intr, centre, rvec, tvec, 0.0, 0.0,

@@ -332,10 +332,14 @@ def lens_covariance(view: TableView, raw: np.ndarray, z: np.ndarray,
     m = len(raw)
     if view.k1_sigma <= 0 or len(view.fit_raw) < 8:
         return np.zeros((m, 3, 3))
-    k1 = float(view.intr.dist[0]) if view.intr.distorted else 0.0
+    dist = np.array(view.intr.dist, np.float64).ravel()
+    if dist.size == 0:
+        dist = np.zeros(5)
     poses = []
     for step in (view.k1_sigma, -view.k1_sigma):
-        intr = view.intr.with_dist([k1 + step, 0, 0, 0, 0])
+        moved = dist.copy()
+        moved[0] += step  # the calibration's other terms, if any, kept
+        intr = view.intr.with_dist(moved)
         H, _ = cv2.findHomography(intr.undistort(view.fit_raw), view.fit_table, 0)
         if H is None:
             return np.zeros((m, 3, 3))
