@@ -24,6 +24,12 @@ from .rulesets.base import FacingDecision
 SIGHT_STEP_MM = 5.0
 
 
+
+def possessive(name: str) -> str:
+    """``knights'`` and ``spearmen's``: an id as the owner in a sentence."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
 @dataclass(frozen=True)
 class Declaration:
     declarable: bool
@@ -168,7 +174,7 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     in_arc = bool(arc.intersects(target.body.polygon)) and \
         shapely.intersection(arc, target.body.polygon, grid_size=g.OVERLAY_GRID_MM).area > 0
     if not in_arc:
-        reasons.append(f"{target.id} is not inside {charger.id}'s front arc")
+        reasons.append(f"{target.id} is not inside {possessive(charger.id)} front arc")
     dist = g.closest(charger.body.bases, target.body.bases) \
         if ruleset.distance_to == "bases" else \
         g.closest(charger.body.polygon, target.body.polygon)

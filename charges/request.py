@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import geometry as g
+from geometry.scene import Shape, scene_warnings, unknown_fields
 
 from .dice import DiceRule
 from .errors import RequestError
-from .rulesets import DEFAULT, Ruleset, get_ruleset
+from .rulesets import DEFAULT, Ruleset, get_ruleset, implemented
 
 
 @dataclass(frozen=True)
@@ -193,4 +194,51 @@ def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Rule
     if missing:
         raise RequestError(f"dice: no roll given for {', '.join(sorted(missing))} "
                            "(give dice for every charger, or none for odds only)")
+    return out
+
+
+# -- warnings: what a request holds that the ruling does not read ------------------------------
+
+#: The keys of a ruling request (DESIGN.md, Ruling request) and of each declared charge.
+REQUEST_SHAPE: Shape = {"ruleset": None, "scene": None,
+                        "charges": {"charger": None, "target": None}, "dice": None,
+                        "facing_roll": None, "flee": None, "on_accidental_contact": None}
+
+
+def _uses_facing_roll(ruleset: Ruleset) -> bool:
+    """Whether a facing can be contested in ``ruleset``, and so decided by a ``facing_roll``:
+    asked of its own facing rule, with a tie of front-rank models between two arcs."""
+    if ruleset.facing_rule != "front_rank_models":
+        return False
+    tie = {"front": 1.0, "left": 1.0, "right": 0.0, "rear": 0.0}
+    return bool(ruleset.facing_from_counts(tie).contested)
+
+
+#: The options a ruleset may have no use for: each with the question asked of a ruleset.
+_OPTIONS = {"facing_roll": _uses_facing_roll,
+            "on_accidental_contact": lambda r: bool(r.accidental_contact)}
+
+
+def request_warnings(data: Any) -> list[str]:
+    """Plain sentences on what the ruling of request JSON ``data`` ignored: each field the
+    request or its scene does not know (by its path, with the closest known name), and each
+    option the chosen ruleset has no use for ("facing_roll is used by whfb8 only; ignored for
+    tow"). The contract lets clients add fields, so none of this refuses the request; a ruling
+    carries these as its ``warnings``. Data that is not a request gives none (parse_request
+    refuses it)."""
+    if not isinstance(data, dict):
+        return []
+    out = unknown_fields({k: v for k, v in data.items() if k != "scene"}, REQUEST_SHAPE, "",
+                         "ruling request")
+    out += scene_warnings(data.get("scene"))
+    try:
+        ruleset = get_ruleset(data.get("ruleset", DEFAULT))
+    except RequestError:
+        return out
+    for option, uses in _OPTIONS.items():
+        if data.get(option) is None or uses(ruleset):
+            continue
+        users = [r.name for r in implemented("charge") if uses(r)]
+        used = f"is used by {' and '.join(users)} only" if users else "is used by no ruleset"
+        out.append(f"{option} {used}; ignored for {ruleset.name}")
     return out

@@ -13,7 +13,7 @@ from .declaration import Declaration, declare
 from .dice import by_count
 from .flee import Flight, flee
 from .report import sigma_mm, to_json
-from .request import ChargeDecl, Request, parse_request
+from .request import ChargeDecl, Request, parse_request, request_warnings
 from .resolution import (
     Resolution,
     apply_dice,
@@ -137,6 +137,9 @@ def rule(request: dict) -> dict:
         "ruleset": req.ruleset.name,
         "charges": [to_json(done[d], req.ruleset, sigmas[d]) for d in req.charges],
         "units": [_unit_json(units[u.id], u) for u in scene.units],
+        # Fields the request or scene holds that the contract does not (a misspelt
+        # "swiftstirde"), and options this ruleset does not use: said, not silently dropped.
+        "warnings": request_warnings(request),
     }
 
 

@@ -7,6 +7,7 @@ raises :class:`SceneError` (a ``ValueError``) with all the problems found, one p
 
 from __future__ import annotations
 
+import difflib
 import math
 from functools import cached_property
 from typing import Annotated, Any, Literal, TypeVar
@@ -32,6 +33,20 @@ from .pose import Pose
 State = Literal["ready", "fleeing", "engaged", "disrupted", "destroyed"]
 
 
+#: Bounds on a scene's numbers, far past any real table, so that no finite number can overflow
+#: the geometry or the measurement uncertainty (``1e155 ** 2`` is past a float): a table up to
+#: 100 m, a unit centre within 1 km of the table's corner, a facing within a million degrees
+#: (beyond about 1e15 an angle loses its degrees), a base up to 1 m, a position uncertainty
+#: no larger than the largest table and a facing uncertainty of at most a full turn. The HTTP
+#: schema (server/models.py) states the same bounds.
+MAX_TABLE_MM = 100_000.0
+MAX_COORD_MM = 1_000_000.0
+MAX_FACING_DEG = 1_000_000.0
+MAX_BASE_MM = 1_000.0
+MAX_SIGMA_MM = MAX_TABLE_MM
+MAX_SIGMA_DEG = 360.0
+
+
 class SceneError(ValueError):
     """A scene that breaks the contract; the message names the unit and the field."""
 
@@ -39,6 +54,13 @@ class SceneError(ValueError):
 def _finite(v: float, what: str) -> float:
     if not math.isfinite(v):
         raise ValueError(f"{what} must be a finite number, not {v}")
+    return v
+
+
+def _at_most(v: float, limit: float, unit: str, why: str) -> float:
+    if abs(v) > limit:
+        raise ValueError(f"must be {'at most' if v > 0 else 'at least'} "
+                         f"{'' if v > 0 else '-'}{limit:g} {unit} ({why}), not {v:g}")
     return v
 
 
@@ -78,7 +100,7 @@ class Table(_Model):
         _finite(v, "table size")
         if v <= 0:
             raise ValueError("must be positive")
-        return v
+        return _at_most(v, MAX_TABLE_MM, "mm", "100 m, far past any table")
 
     @cached_property
     def polygon(self) -> Polygon:
@@ -136,6 +158,28 @@ class Unit(_Model):
             _finite(v, "value")
         return v
 
+    @field_validator("x", "y")
+    @classmethod
+    def _near_table(cls, v: float) -> float:
+        return _at_most(v, MAX_COORD_MM, "mm", "1 km from the table's corner")
+
+    @field_validator("facing")
+    @classmethod
+    def _facing_bound(cls, v: float) -> float:
+        return _at_most(v, MAX_FACING_DEG, "degrees", "far past any turn")
+
+    @field_validator("sigma_mm")
+    @classmethod
+    def _sigma_mm_bound(cls, v: float) -> float:
+        return _at_most(v, MAX_SIGMA_MM, "mm", "a position uncertainty larger than the "
+                        "largest table means nothing")
+
+    @field_validator("sigma_deg")
+    @classmethod
+    def _sigma_deg_bound(cls, v: float) -> float:
+        return _at_most(v, MAX_SIGMA_DEG, "degrees", "a facing uncertainty of more than a "
+                        "full turn means nothing")
+
     @field_validator("base")
     @classmethod
     def _positive_base(cls, v: tuple[float, float]) -> tuple[float, float]:
@@ -143,6 +187,7 @@ class Unit(_Model):
             _finite(s, "base size")
             if s <= 0:
                 raise ValueError("base width and depth must be positive")
+            _at_most(s, MAX_BASE_MM, "mm", "1 m, far past any base")
         return v
 
     @field_validator("advance_in")
@@ -316,3 +361,58 @@ def validate_json(model: type[M], error: type[Exception], data: Any, prefix: str
 def load_scene(data: Any, prefix: str = "scene: ") -> Scene:
     """Validate scene JSON (a dict) into a :class:`Scene`, or raise :class:`SceneError`."""
     return validate_json(Scene, SceneError, data, prefix)
+
+
+# -- fields a scene does not know --------------------------------------------------------------
+#
+# The contract lets clients add fields ("add fields freely"), so a key the scene model does not
+# know is never refused; but a misspelt one ("swiftstirde") would change the ruling without a
+# word, so :func:`unknown_fields` names each one, as a sentence a ruling can carry in its
+# ``warnings``.
+
+#: The known keys of a JSON object, each with the shape of its value when it is itself an
+#: object (or a list of objects) whose keys are checked too; None for a value taken as it is.
+Shape = dict[str, "Shape | None"]
+
+
+def shape_of(model: type[BaseModel], **nested: Shape | None) -> Shape:
+    """The keys ``model`` reads, with ``nested`` shapes (and extra known keys) added."""
+    return {name: None for name in model.model_fields} | nested
+
+
+#: The scene as the rules read it, plus what the project's own tools add to a scene that the
+#: rules need not read: a detected scene's ``detection`` report and each unit's
+#: ``pose_evidence`` (vision.detect).
+UNIT_SHAPE: Shape = shape_of(Unit, pose_evidence=None)
+SCENE_SHAPE: Shape = shape_of(Scene, table=shape_of(Table), terrain=shape_of(Terrain),
+                              units=UNIT_SHAPE, detection=None)
+
+
+def unknown_fields(data: Any, shape: Shape, path: str, contract: str) -> list[str]:
+    """One sentence per key of ``data`` (JSON) that ``shape`` does not know, naming it by its
+    path from ``path``: ``scene.units[2].swiftstirde is not a field of the scene contract; it
+    was ignored. Did you mean swiftstride?``. Values of the wrong type are left to
+    validation."""
+    out: list[str] = []
+    if isinstance(data, list):
+        for i, item in enumerate(data):
+            out += unknown_fields(item, shape, f"{path}[{i}]", contract)
+        return out
+    if not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key not in shape:
+            close = difflib.get_close_matches(str(key), list(shape), n=1, cutoff=0.7)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            out.append(f"{where} is not a field of the {contract} contract; it was ignored."
+                       f"{hint}")
+        elif shape[key] is not None:
+            out += unknown_fields(value, shape[key], where, contract)  # type: ignore[arg-type]
+    return out
+
+
+def scene_warnings(data: Any, path: str = "scene") -> list[str]:
+    """The keys of scene JSON ``data`` that the scene contract does not know
+    (:func:`unknown_fields`)."""
+    return unknown_fields(data, SCENE_SHAPE, path, "scene")

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import geometry as g
@@ -35,7 +36,9 @@ class InputError(Exception):
 
 
 def fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    # The message is text, not markup: a file "photo [final].jpg" or a "[width, height]" in
+    # it is printed as it is (rich would read square brackets as style tags).
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(2)
 
 
@@ -106,7 +109,7 @@ def demo(
               f" px, table residual {det.get('table_residual_mm', float('nan')):.2f} mm, "
               f"{det.get('timings_ms', {}).get('total', float('nan')):.0f} ms)")
     for w in det.get("warnings", []):
-        err.print(f"[yellow]warning:[/] {w}")
+        err.print(f"[yellow]warning:[/] {escape(w)}")
     scene = g.load_scene({k: v for k, v in scene_json.items() if k != "detection"})
     print_situation(scene)
     ruling = charges.rule({"ruleset": "t9a-1", "scene": scene.to_json(), **DEMO_CHARGE})
@@ -133,5 +136,5 @@ def main() -> None:
     try:
         app()
     except (InputError, ValueError) as e:
-        err.print(f"[bold red]error:[/] {e}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
         sys.exit(2)

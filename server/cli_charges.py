@@ -7,20 +7,26 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
 import charges
-from server.cli import InputError, app, out, read_json
+from charges.request import request_warnings
+from server.cli import InputError, app, err, out, read_json
+
+#: How each option of unit=dice is written, for the message that shows it.
+DICE_FORMS = {"--facing-roll": "UNIT=D (one die, e.g. knights=4)"}
 
 
 def parse_dice(items: list[str], option: str = "--dice") -> dict[str, list[int]]:
     """``--dice knights=3,5`` -> {"knights": [3, 5]}."""
     dice: dict[str, list[int]] = {}
+    form = DICE_FORMS.get(option, "UNIT=D1,D2 (e.g. knights=3,5)")
     for item in items:
         uid, sep, values = item.partition("=")
         if not sep or not uid:
-            raise InputError(f"{option} {item!r}: write it as UNIT=D1,D2 (e.g. knights=3,5)")
+            raise InputError(f"{option} {item!r}: write it as {form}")
         if uid in dice:
             raise InputError(f"{option} {item!r}: '{uid}' is given twice")
         try:
@@ -47,7 +53,10 @@ def print_ruling(ruling: dict) -> None:
                         border_style=OUTCOME_STYLE.get(c["outcome"], "bold")))
         figures = Table(show_header=False, box=None, pad_edge=False)
         figures.add_row("facing", c["facing"])
-        figures.add_row("distance", f'{c["distance_in"]:.2f} in ({c["distance_mm"]:.1f} mm)')
+        # From the millimetres, as the explanation rounds it: distance_in is already rounded
+        # to 3 places, and 10.165 rounded again would say 10.16 beside its 10.17 in.
+        figures.add_row("distance", f'{c["distance_mm"] / 25.4:.2f} in '
+                                    f'({c["distance_mm"]:.1f} mm)')
         figures.add_row("needed / odds", f'{c["needed_in"]} on {c["dice_rule"]} / '
                                          + charges.format_chance(c["odds"]))
         if c["range_in"] is not None:
@@ -102,6 +111,10 @@ def charge(
     if on_accidental_contact is not None:
         request["on_accidental_contact"] = on_accidental_contact
     ruling = charges.rule(request)
+    # What the ruling ignored (a misspelt scene field, an option the ruleset has no use for),
+    # on stderr: the JSON on stdout stays what charges.rule returns.
+    for w in ruling.get("warnings") or request_warnings(request):
+        err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     if as_json:
         out.print_json(json.dumps(ruling))
     else:

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from server.cli import InputError, app, out
+from server.slow_clients import READ_TIMEOUT_S, timed_h11
 
 
 def default_data_dir() -> Path:
@@ -38,6 +39,9 @@ def serve(
     detect_processes: Annotated[int | None, typer.Option(
         min=0, help="Worker processes for photo detection, so photos do not slow rulings "
                     "(0: threads in the server process) [default: CPUs - 1, at least 1]")] = None,
+    read_timeout: Annotated[float, typer.Option(
+        help="Seconds a request's head may take to arrive, and its body may go without a "
+             "byte, before the server answers 408 and closes the connection")] = READ_TIMEOUT_S,
 ) -> None:
     """Serve the web page and the HTTP API (docs at /docs)."""
     import uvicorn
@@ -47,6 +51,9 @@ def serve(
     data_dir = data or default_data_dir()
     if max_upload_mb <= 0:
         raise InputError(f"--max-upload-mb: must be positive, not {max_upload_mb}")
+    if not 0 < read_timeout <= 3600:
+        raise InputError(f"--read-timeout: must be more than 0 and at most 3600 seconds, not "
+                         f"{read_timeout:g}")
     try:
         procs = detect_processes if detect_processes is not None else \
             max(1, (os.cpu_count() or 2) - 1)
@@ -57,6 +64,7 @@ def serve(
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out.print(f"umpire: reviews in {data_dir}; open http://{shown}:{port}/ "
               f"(API docs at /docs)", highlight=False)
-    # On SIGTERM, requests in flight get a few seconds; a long ruling is not waited for.
+    # On SIGTERM, requests in flight get a few seconds; a long ruling is not waited for. A
+    # request that stalls while it arrives is answered 408 and closed (server/slow_clients.py).
     uvicorn.run(application, host=host, port=port, log_level="info", access_log=False,
-                timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+                timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=timed_h11(read_timeout))

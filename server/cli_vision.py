@@ -9,20 +9,30 @@ message naming the file and the problem.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
 import cv2
 import numpy as np
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from server.cli import InputError, app, err, out, read_json
+from server.ignored import markers_warnings
 from vision import DetectionError, MarkersError, load_markers
 from vision.calibration import BoardSpec, calibrate
 from vision.camera import Intrinsics
 from vision.detect import detect_with_view
 from vision.errors import CalibrationError
+
+#: What ``--overlay`` may be called: the image formats the overlay is written in.
+OVERLAY_SUFFIXES = (".png", ".jpg", ".jpeg")
+#: The largest ChArUco board ``umpire calibrate`` looks for, squares a side: far beyond any
+#: printable board, and small enough that building the board cannot hang (an outside tester's
+#: 2000x2000 ran for minutes).
+MAX_BOARD_SQUARES = 50
 
 
 def read_photo(path: Path) -> np.ndarray:
@@ -62,6 +72,11 @@ def detect(
                                               "(degrees) without a calibration.")] = None,
 ) -> None:
     """Find the table and every unit's tray in a photo; print or write the scene JSON."""
+    if overlay is not None and overlay.suffix.lower() not in OVERLAY_SUFFIXES:
+        # Said before anything is written: a scene file written and then a traceback for
+        # the overlay is what an outside tester got.
+        raise InputError(f"--overlay {overlay}: use a name ending in "
+                         f"{', '.join(OVERLAY_SUFFIXES)}")
     marker_data = read_json(markers, "markers file")
     try:
         ms = load_markers(marker_data, prefix=f"markers file {markers}: ")
@@ -80,8 +95,9 @@ def detect(
         scene, view = detect_with_view(image, ms, fov_deg=fov, calibration=intr)
     except DetectionError as e:
         raise InputError(f"photo {photo}: {e}") from None
-    text = json.dumps(scene, indent=2)
     det = scene["detection"]
+    det["warnings"] = [*det["warnings"], *markers_warnings(marker_data)]
+    text = json.dumps(scene, indent=2)
     if output is not None:
         _write(output, text + "\n", "scene file")
     if overlay is not None:
@@ -94,7 +110,7 @@ def detect(
     if overlay is not None:
         out.print(f"overlay written to {overlay}")
     for w in det["warnings"]:
-        err.print(f"[yellow]warning:[/] {w}", highlight=False)
+        err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
 
 
 def _write_overlay(path: Path, image: np.ndarray, scene: dict[str, Any]) -> None:
@@ -103,8 +119,13 @@ def _write_overlay(path: Path, image: np.ndarray, scene: dict[str, Any]) -> None
     H = np.array(scene["detection"]["table_to_image"], float)
     scene_only = {k: v for k, v in scene.items() if k != "detection"}
     pic = draw_scene_overlay(image, scene_only, H)
-    if not cv2.imwrite(str(path), pic):
-        raise InputError(f"overlay {path}: cannot write (use a .png or .jpg name)")
+    try:
+        written = cv2.imwrite(str(path), pic)
+    except cv2.error:  # OpenCV 5 raises where 4 returned False
+        written = False
+    if not written:
+        raise InputError(f"overlay {path}: cannot write it (use a .png or .jpg name in a "
+                         "folder that exists)")
 
 
 def _summary(scene: dict[str, Any], det: dict[str, Any]) -> None:
@@ -138,9 +159,23 @@ def calibrate_cmd(
         sx, sy = (int(v) for v in squares.lower().split("x"))
     except ValueError:
         raise InputError(f"--squares {squares!r}: write it as ACROSSxDOWN, e.g. 7x5") from None
-    if min(sx, sy) < 2 or square_mm <= 0 or marker_mm <= 0:
-        raise InputError("--squares/--square-mm/--marker-mm: a board needs 2x2 squares or more "
-                         "and positive sizes")
+    if min(sx, sy) < 2 or max(sx, sy) > MAX_BOARD_SQUARES:
+        raise InputError(f"--squares {squares!r}: a board of 2x2 to {MAX_BOARD_SQUARES}x"
+                         f"{MAX_BOARD_SQUARES} squares")
+    for name, v in (("--square-mm", square_mm), ("--marker-mm", marker_mm)):
+        if not (math.isfinite(v) and v > 0):
+            raise InputError(f"{name} {v}: a printed size in mm, above 0")
+    if not marker_mm < square_mm:
+        raise InputError(f"--marker-mm {marker_mm}: the marker must be smaller than its square "
+                         f"(--square-mm {square_mm})")
+    if not (dictionary.startswith("DICT_") and isinstance(getattr(cv2.aruco, dictionary, None),
+                                                          int)):
+        raise InputError(f"--dictionary {dictionary!r}: not an ArUco dictionary (e.g. "
+                         "DICT_4X4_50, DICT_5X5_100, DICT_6X6_250)")
+    size = len(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)).bytesList)
+    if sx * sy // 2 > size:
+        raise InputError(f"--squares {squares!r}: a {sx}x{sy} board holds {sx * sy // 2} "
+                         f"markers, more than {dictionary}'s {size}")
     images = [read_photo(p) for p in photos]
     try:
         intr, rms, counts = calibrate(images, BoardSpec(sx, sy, square_mm, marker_mm, dictionary))

@@ -14,8 +14,10 @@ from typing import Any
 from pydantic import ValidationError
 
 import charges
+from charges.request import request_warnings
 from server import models as m
 from server.errors import ClientError, engine_error, validation_errors
+from server.ignored import markers_warnings
 from server.photos import Outcome, Rendering, detect_upload, render_upload
 from server.workers import Workers
 
@@ -43,6 +45,9 @@ async def detect_scene(workers: Workers, data: bytes, marker_doc: dict[str, Any]
         detail, _ = validation_errors(e.errors())
         raise ClientError(422, "invalid", f"markers: the scene they describe is not valid: "
                                           f"{detail}", "markers") from None
+    det = scene.get("detection")
+    if isinstance(det, dict):  # the detection report's warnings are the page's to show
+        det["warnings"] = [*det.get("warnings", []), *markers_warnings(marker_doc)]
     return scene
 
 
@@ -53,8 +58,11 @@ async def render_review(workers: Workers, data: bytes, scene: dict[str, Any],
 
 
 async def rule(workers: Workers, request: dict[str, Any]) -> dict[str, Any]:
-    """``charges.rule(request)`` on the rulings' own threads."""
+    """``charges.rule(request)`` on the rulings' own threads, with the request's
+    ``warnings``: the fields it holds that the ruling did not read (charges.request)."""
     try:
-        return await workers.run("rule", charges.rule, request)
+        ruling = await workers.run("rule", charges.rule, request)
     except ValueError as e:
         raise engine_error(e, "ruling") from None
+    ruling.setdefault("warnings", request_warnings(request))
+    return ruling

@@ -26,6 +26,14 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 import charges
+from geometry.scene import (
+    MAX_BASE_MM,
+    MAX_COORD_MM,
+    MAX_FACING_DEG,
+    MAX_SIGMA_DEG,
+    MAX_SIGMA_MM,
+    MAX_TABLE_MM,
+)
 
 Number = float
 
@@ -125,13 +133,29 @@ class ErrorBody(BaseModel):
 # test of every pair: 100 units piled on one spot take about 1.5 s), and numbers of astronomic
 # or vanishing size overflow or degenerate its geometry (a base under 1 mm is far below the
 # smallest real base, 20 mm, yet still 100 times the contact tolerance of 0.01 mm).
-MAX_TABLE_MM = 100_000.0  # 100 m
-MAX_COORD_MM = 1_000_000.0  # 1 km from the table's corner, either way
-MIN_BASE_MM, MAX_BASE_MM = 1.0, 1_000.0
-MAX_FACING_DEG = 1_000_000.0  # far past any turn; beyond about 1e15 an angle loses its degrees
+# The bounds on numbers are the scene model's own (geometry/scene.py), so the command line and
+# the Python API refuse what this server refuses: a table up to 100 m, a unit within 1 km of
+# the table's corner, a facing within a million degrees (beyond about 1e15 an angle loses its
+# degrees), a base up to 1 m, and measurement uncertainties no larger than the largest table
+# and a full turn (a sigma of 1e155 mm squared is past a float).
+MIN_BASE_MM = 1.0
 MAX_FILES = MAX_RANKS = 100
 MAX_UNITS = MAX_TERRAIN = 100
 MAX_CORNERS = 1_000
+
+
+def at_most(limit: float, unit: str, why: str) -> Any:
+    """A number's upper bound with its reason in the refusal ("must be at most 360 degrees (a
+    facing uncertainty of more than a full turn means nothing), not 1e+160"), stated in the
+    schema as its ``maximum``."""
+
+    def check(v: float) -> float:
+        if v > limit:
+            raise PydanticCustomError("less_than_equal", "{msg}", {
+                "msg": f"must be at most {limit:g} {unit} ({why}), not {v:g}"})
+        return v
+
+    return Annotated[float, AfterValidator(check), Field(json_schema_extra={"maximum": limit})]
 
 
 class _Strict(_Open):
@@ -196,8 +220,14 @@ class Unit(_Strict):
                                       " required for a charger")
     swiftstride: bool = False
     state: Literal["ready", "fleeing", "engaged", "disrupted", "destroyed"] = "ready"
-    sigma_mm: Number = Field(default=0.0, ge=0, description="Position uncertainty (photos)")
-    sigma_deg: Number = Field(default=0.0, ge=0, description="Facing uncertainty (photos)")
+    sigma_mm: at_most(MAX_SIGMA_MM, "mm", "a position uncertainty larger "  # type: ignore[valid-type]
+                      "than the largest table means nothing") = Field(
+        default=0.0, ge=0, description="Position uncertainty (photos), mm: at most the "
+                                       "largest table")
+    sigma_deg: at_most(MAX_SIGMA_DEG, "degrees", "a facing uncertainty of "  # type: ignore[valid-type]
+                       "more than a full turn means nothing") = Field(
+        default=0.0, ge=0, description="Facing uncertainty (photos), degrees: at most a full "
+                                       "turn")
 
 
 class Scene(_Strict):
@@ -362,6 +392,11 @@ class Ruling(_Open):
     ruleset: str
     charges: list[ChargeRuling]
     units: list[UnitAfter]
+    warnings: list[str] = Field(
+        default_factory=list, description="What the ruling ignored, in sentences: a field the "
+        "request or its scene does not know (e.g. scene.units[2].swiftstirde, with the name "
+        "meant), an option the ruleset has no use for (facing_roll in tow). Unknown fields "
+        "are allowed, never refused")
 
 
 # -- reviews --------------------------------------------------------------------------------

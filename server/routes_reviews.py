@@ -82,6 +82,24 @@ def summary_out(r: Review) -> dict[str, Any]:
             **links(r.id)}
 
 
+def refuse_missing(scene: dict[str, Any], declared: list[Any]) -> None:
+    """A charge naming a unit of the marker set that the photo does not show is refused with
+    that reason ("not found on the photo (marker 12 not seen)"), not as an unknown unit."""
+    det = scene.get("detection") or {}
+    missing = set(det.get("missing_units") or [])
+    for i, c in enumerate(declared):
+        for key in ("charger", "target"):
+            uid = getattr(c, key)
+            if uid not in missing:
+                continue
+            why = next((w.removeprefix(f"unit '{uid}' ") for w in det.get("warnings", [])
+                        if isinstance(w, str) and w.startswith(f"unit '{uid}' not found")),
+                       "not found")
+            raise ClientError(422, "invalid", f"charges[{i}].{key}: unit '{uid}' is in the "
+                              f"marker set but was {why} on the photo; take the photo again "
+                              "with its marker in view", "charges")
+
+
 @router.post("/api/reviews", status_code=201, response_model=m.Review,
              responses=refusals(400, 415, 422, 503), dependencies=[ONLY_KNOWN_PARTS_ONCE],
              summary="Detect, rule and store a review of a photo")
@@ -109,6 +127,7 @@ async def create_review(photo: PhotoField, markers: MarkersField, charges_: Char
     marker_doc = await markers_field(markers)
     data = await photo.read()
     scene = await engine.detect_scene(workers, data, marker_doc)
+    refuse_missing(scene, declared)
     request: dict[str, Any] = {"ruleset": ruleset, "scene": rules_scene(scene),
                                "charges": [c.model_dump() for c in declared]}
     if rolled is not None:

@@ -112,9 +112,11 @@ class Intrinsics:
             raise CalibrationError(f"{what}: {e.args[0]}: missing") from None
         except (TypeError, ValueError) as e:
             raise CalibrationError(f"{what}: not numbers ({e})") from None
-        if K.shape != (3, 3) or not np.all(np.isfinite(K)) or K[0, 0] <= 0 or K[1, 1] <= 0:
-            raise CalibrationError(f"{what}: camera_matrix: must be a 3x3 matrix with positive "
-                                   "focal lengths")
+        if K.shape != (3, 3) or not np.all(np.isfinite(K)) or K[0, 0] <= 0 or K[1, 1] <= 0 \
+                or not np.allclose(K[2], [0, 0, 1]) or K[1, 0] != 0:
+            raise CalibrationError(f"{what}: camera_matrix: must be a 3x3 camera matrix "
+                                   "[[fx, s, cx], [0, fy, cy], [0, 0, 1]] with positive focal "
+                                   "lengths")
         if dist.size not in (4, 5, 8, 12, 14) or not np.all(np.isfinite(dist)):
             raise CalibrationError(f"{what}: dist_coeffs: must be 4, 5, 8, 12 or 14 numbers")
         if len(size) != 2 or min(size) <= 0:

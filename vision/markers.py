@@ -149,6 +149,26 @@ class MarkerSet(_Model):
         return v
 
     @model_validator(mode="after")
+    def _terrain(self) -> MarkerSet:
+        """The terrain a markers file may carry for the scene (copied into it as it is) is
+        scene terrain: a list of pieces, checked here so that ``umpire detect`` does not
+        write a scene that only ``umpire charge`` refuses ("rocks" was read as five pieces)."""
+        terrain = (self.model_extra or {}).get("terrain")
+        if terrain is None:
+            return self
+        if not isinstance(terrain, list):
+            raise ValueError("terrain: must be a list of terrain pieces, as in a scene")
+        from geometry.scene import load_scene
+
+        try:
+            load_scene({"table": {"width_mm": self.table.width_mm,
+                                  "depth_mm": self.table.depth_mm},
+                        "terrain": terrain, "units": []})
+        except ValueError as e:
+            raise ValueError(str(e).removeprefix("scene: ")) from None
+        return self
+
+    @model_validator(mode="after")
     def _unique(self) -> MarkerSet:
         size = len(self.aruco_dictionary.bytesList)
         seen: dict[int, str] = {}

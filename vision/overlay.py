@@ -88,12 +88,15 @@ def draw_plan(scene: dict, ruling: dict | None, px_per_mm: float = 0.5) -> np.nd
 
 
 def draw_on_photo(image: np.ndarray, scene: dict, ruling: dict | None,
-                  table_to_image: np.ndarray) -> np.ndarray:
+                  table_to_image: np.ndarray, *, label_boxes: list | None = None) -> np.ndarray:
     """The ruling drawn over the photo it was made from (a new BGR image; the input is not
     changed). ``table_to_image`` maps table millimetres to image pixels (the inverse of the
-    calibration homography)."""
+    calibration homography). ``label_boxes``, when given, receives the pixel box of every text
+    placed on the table, as :func:`draw_scene_overlay` gives them."""
     sc = g.load_scene(scene)
     cv = _photo_canvas(image, table_to_image, sc)
+    if label_boxes is not None:
+        cv.board.boxes = label_boxes
     _draw_table_outline(cv, sc)
     items = _draw_everything(cv, sc, ruling, unit_alpha=0.2)
     _draw_photo_panels(cv, _title_lines(sc, ruling), items)
@@ -194,6 +197,33 @@ class _Canvas:
         else:
             self.board.add((x, y - th, x + tw, y))
         _halo_text(self.img, s, (x, y), colour, scale * self.u, self.thick(1), centre)
+
+
+    def text_free(self, p: Point, s: str, colour: P.BGR, scale: float,
+                  offsets: Sequence[tuple[float, float]]) -> None:
+        """Centred text at the first of ``offsets`` (from ``p``, in pixels of scale ``u``)
+        where it meets no text placed so far, else where it meets the least
+        (:class:`vision.labels.LabelBoard`): two labels of one charge, its distance and
+        tow's paid path, must not be drawn on each other."""
+        x, y = self.px([p])[0]
+        (tw, th), _ = cv2.getTextSize(s, _FONT, scale * self.u, self.thick(1))
+        centres = [(x + ox * self.u, y + oy * self.u) for ox, oy in offsets]
+        k = self.board.place(centres, (tw, th), pad=2 * self.u)
+        _halo_text(self.img, s, centres[k], colour, scale * self.u, self.thick(1), True)
+
+
+def _beside(cv: _Canvas, a: Point, b: Point, px: float) -> list[tuple[float, float]]:
+    """Places for a segment's label, best first: ``px`` to its right on screen (where it has
+    always gone), then its left, then further out on either side, then slid along it."""
+    nx, ny = _side_offset(cv, a, b, 1.0)
+    out = [(nx * d * side, ny * d * side) for d in (px, px + 28, px + 56, px + 90)
+           for side in (1, -1)]
+    pa, pb = cv.px([a, b])
+    length = float(np.hypot(*(pb - pa))) / max(cv.u, 1e-9)
+    tx, ty = -ny, nx  # along the segment
+    for slide in (0.35 * length, -0.35 * length):
+        out += [(nx * px * side + tx * slide, ny * px * side + ty * slide) for side in (1, -1)]
+    return out
 
 
 def _fix(q: np.ndarray | Sequence) -> np.ndarray:
@@ -546,14 +576,14 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
         c = g.closest(g.boundary(cform, start), target.body.polygon)
         pts = [c.a, c.b]
     (ax, ay), (bx, by) = pts
-    dist_in = ch.get("distance_in")
+    dist_in = _inches(ch, "distance")
     if dist_in is None:
         dist_in = g.mm_to_in(math.dist((ax, ay), (bx, by)))
     cv.polyline([(ax, ay), (bx, by)], P.DISTANCE, 2.5)
     cv.dot((ax, ay), P.DISTANCE, 3)
     cv.dot((bx, by), P.DISTANCE, 3)
-    cv.text(((ax + bx) / 2, (ay + by) / 2), f'{dist_in:.2f}"', P.BLACK, 0.5,
-            offset_px=_side_offset(cv, (ax, ay), (bx, by), 30))
+    cv.text_free(((ax + bx) / 2, (ay + by) / 2), f'{dist_in:.2f}"', P.BLACK, 0.5,
+                 _beside(cv, (ax, ay), (bx, by), 30))
     leg.add("closest")
 
     # The path (RULES.md 4, 6): replayed with geometry, each unit from its own start.
@@ -600,16 +630,16 @@ def _draw_charge(cv: _Canvas, ch: dict, units: dict[str, g.Unit], after: dict,
         if math.dist(trace[-2], trace[-1]) > 1e-6:
             cv.arrow(trace[-2], trace[-1], P.PATH, 2.5)
         leg.add("path")
-        paid = ch.get("paid_path_in")
-        if isinstance(paid, int | float):
+        paid = _inches(ch, "paid_path")
+        if paid is not None:
             # tow 1.3: the roll is compared with the path paid for, so the path says it.
             seg = [math.dist(a, b) for a, b in zip(trace, trace[1:], strict=False)]
             half, k = sum(seg) / 2, 0
             while k < len(seg) - 1 and sum(seg[:k + 1]) < half:
                 k += 1
             mid = ((trace[k][0] + trace[k + 1][0]) / 2, (trace[k][1] + trace[k + 1][1]) / 2)
-            cv.text(mid, f'paid {paid:.2f}"', P.PATH, 0.45,
-                    offset_px=_side_offset(cv, trace[k], trace[k + 1], 40))
+            cv.text_free(mid, f'paid {paid:.2f}"', P.PATH, 0.45,
+                         _beside(cv, trace[k], trace[k + 1], 40))
 
     # Where the units end.
     final = g.Pose.from_json(ch["final"]) if ch.get("final") else None
@@ -783,6 +813,18 @@ def _fmt_in(v: float | None) -> str:
     return "?" if v is None else f'{v:.2f}"'
 
 
+def _inches(ch: dict, name: str) -> float | None:
+    """A ruling's length ``name`` (``distance``, ``paid_path``) in inches, from its ``_mm``
+    when given: ``_in`` is already rounded to 3 places, and rounding 10.165 again to 2 gives
+    10.16 where the explanation, rounding 258.194 mm, says 10.17 in."""
+    v, mm = ch.get(f"{name}_in"), ch.get(f"{name}_mm")
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return None
+    if isinstance(mm, int | float) and not isinstance(mm, bool) and math.isfinite(mm):
+        return g.mm_to_in(mm)
+    return v
+
+
 def _title_lines(sc: g.Scene, ruling: dict | None) -> list[str]:
     """One line for the ruleset and one per charge: outcome, facing, distance, odds."""
     if not ruling:
@@ -802,14 +844,14 @@ def _title_lines(sc: g.Scene, ruling: dict | None) -> list[str]:
         bits = [f"{who}: {head}"]
         if ch.get("facing"):
             bits.append(f"{ch['facing']} facing")
-        if ch.get("distance_in") is not None:
-            bits.append(f"{_fmt_in(ch['distance_in'])} away")
+        if _inches(ch, "distance") is not None:
+            bits.append(f"{_fmt_in(_inches(ch, 'distance'))} away")
         if ch.get("needed_in") is not None:
             odds = ch.get("odds")
             bits.append(f"needs {ch['needed_in']:g}\"" +
                         (f" ({format_chance(odds, 0)})" if isinstance(odds, int | float) else ""))
-        if isinstance(ch.get("paid_path_in"), int | float):
-            bits.append(f"paid path {ch['paid_path_in']:.2f}\"")
+        if _inches(ch, "paid_path") is not None:
+            bits.append(f"paid path {_inches(ch, 'paid_path'):.2f}\"")
         if ch.get("range_in") is not None:
             bits.append(f"rolled {ch['range_in']:g}\"")
         if ch.get("disordered") is True:

@@ -50,7 +50,7 @@ function settleStatus() {
   if (!state.photo) return "Choose a photo of the table.";
   if (!state.markersText) return "Choose the marker set (markers.json).";
   if (!state.scene) return "";
-  if (state.awaitingFacing) return `Roll a D6 for the facing of ${state.awaitingFacing}'s charge.`;
+  if (state.awaitingFacing) return `Roll a D6 for the facing of ${poss(state.awaitingFacing)} charge.`;
   if (state.chargers.length && state.target) return "Enter the dice, or let the page roll them.";
   return "Tap a charger, then its target.";
 }
@@ -99,7 +99,14 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// "knights'" and "ogre's": a unit id as the owner in a sentence.
+const poss = (name) => (String(name).endsWith("s") ? `${name}'` : `${name}'s`);
 const fmt = (v, digits = 2) => (typeof v === "number" && isFinite(v) ? v.toFixed(digits) : "–");
+// A charge's distance in inches as the explanation says it: from distance_mm, not from
+// distance_in, which is already rounded to 3 places (10.165 would show as 10.16 beside the
+// explanation's 10.17 in).
+const inches = (c) => (typeof c.distance_mm === "number" && isFinite(c.distance_mm)
+  ? c.distance_mm / 25.4 : c.distance_in);
 // A chance for players: one decimal, more where needed so that it never shows 100% or 0%
 // unless it is exact (charges.format_chance does the same).
 const pct = (p) => {
@@ -309,13 +316,34 @@ async function detect() {
     $("pick").hidden = false; // shown first: tap positions need the canvas's laid-out size
     setupCanvas();
     render();
-    const n = scene.units.length;
-    setStatus(`${n} unit${n === 1 ? "" : "s"} found. Tap a charger, then its target.`);
+    setStatus(`${foundText(scene)} Tap a charger, then its target.`);
   } catch (e) {
     if (seq !== state.detectSeq) return;
     setStatus("");
     showError(e.message);
   }
+}
+
+// "4 units found; not found on the photo: chariot, archers." and the detection report's
+// warnings listed under it (a unit whose marker was not seen, a marker set's unknown field):
+// a unit the players want to charge must not just be missing from the picture.
+function foundText(scene) {
+  const det = scene.detection || {};
+  const n = scene.units.length;
+  const missing = Array.isArray(det.missing_units) ? det.missing_units : [];
+  showWarnings("detect-warnings", det.warnings);
+  const found = `${n} unit${n === 1 ? "" : "s"} found`;
+  if (!missing.length) return `${found}.`;
+  return `${found}; not found on the photo: ${missing.join(", ")}.`;
+}
+
+// A list of plain sentences (a ruling's or a detection's warnings) in the list ``id``; hidden
+// when there are none.
+function showWarnings(id, warnings) {
+  const list = $(id);
+  const items = Array.isArray(warnings) ? warnings.filter((w) => typeof w === "string") : [];
+  list.replaceChildren(...items.map((w) => el("li", { text: w })));
+  list.hidden = !items.length;
 }
 
 function setupCanvas() {
@@ -523,6 +551,7 @@ async function previewOdds() {
     state.preview = ruling;
     state.awaitingFacing = null;
     renderOdds(ruling);
+    showWarnings("odds-warnings", ruling.warnings);
     syncRuleButtons();
     // A review opened meanwhile keeps its own status line.
     if (!$("view-settle").hidden) setStatus("Enter the dice, or let the page roll them.");
@@ -577,7 +606,7 @@ function facingQuestion(charger, message) {
   const who = `The facing of ${target} that ${charger} charges is too close to call`;
   if (arcs.length === 2 && ARC_ORDER[arcs[0].arc] < ARC_ORDER[arcs[1].arc]) {
     const [a, b] = arcs;
-    return `${who}: of ${charger}'s front-rank models, ${a.n} are in ${target}'s ${a.name} arc ` +
+    return `${who}: of ${poss(charger)} front-rank models, ${a.n} are in ${poss(target)} ${a.name} arc ` +
       `and ${b.n} in its ${b.name} arc. Roll a D6: 1 to 3, the charge hits the ${a.name}; ` +
       `4 to 6, the ${b.name}. Then roll the charge.`;
   }
@@ -645,8 +674,10 @@ function renderOdds(ruling) {
     card.append(el("div", { class: "big", text: ok ? pct(c.odds) : "cannot be declared" }));
     card.append(el("div", {
       text: `${c.charger} → ${c.target}: ${c.facing || "?"} facing` +
-        (state.facingRoll[c.charger] ? ` (facing roll ${state.facingRoll[c.charger]})` : "") +
-        `, ${fmt(c.distance_in)}" away` +
+        // Only where the ruleset rolled for the facing: another decides a tie its own way.
+        (c.facing_contested && state.facingRoll[c.charger]
+          ? ` (facing roll ${state.facingRoll[c.charger]})` : "") +
+        `, ${fmt(inches(c))}" away` +
         (c.needed_in != null ? `, needs ${c.needed_in} on the dice` : ""),
     }));
     if (!ok && c.reasons && c.reasons.length) card.append(el("div", { text: c.reasons.join(" ") }));
@@ -701,7 +732,7 @@ async function submitRuling(ev) {
   if (state.submitting) return;
   showError("");
   if (state.awaitingFacing) {
-    showError(`First roll the D6 for the facing of ${state.awaitingFacing}'s charge (the box above ` +
+    showError(`First roll the D6 for the facing of ${poss(state.awaitingFacing)} charge (the box above ` +
       "the dice), then the charge.");
     $("facing-roll").focus();
     return;
@@ -782,6 +813,7 @@ function showReview(review, from) {
   img.src = review.overlay_url;
   $("photo-link").href = review.photo_url;
   $("review-link").href = `#/review/${review.id}`;
+  showWarnings("result-warnings", ruling.warnings);
   const details = $("result-charges");
   details.replaceChildren();
   for (const c of ruling.charges) details.append(chargeDetails(c, review.dice));
@@ -800,7 +832,7 @@ function chargeDetails(c, dice) {
     ["Outcome", outcomeText(c)],
     ["Declarable", c.declarable === false ? `no: ${(c.reasons || []).join(" ")}` : "yes"],
     ["Facing charged", c.facing || "–"],
-    ["Distance", `${fmt(c.distance_in)}" (${fmt(c.distance_mm, 1)} mm)`],
+    ["Distance", `${fmt(inches(c))}" (${fmt(c.distance_mm, 1)} mm)`],
     ["Dice needed", c.needed_in ?? "–"],
     ["Chance before rolling", pct(c.odds)],
     ["Dice rolled", dice && dice[c.charger] ? dice[c.charger].join(", ") : "–"],
@@ -918,6 +950,11 @@ function init() {
   $("ruleset-select").addEventListener("change", () => {
     // A ruling shown was made by the other ruleset: it no longer answers the charge picked.
     state.pickSeq++;
+    // A facing roll answered one ruleset's question (whfb8): another decides a tie its own
+    // way, and coming back asks for a roll again.
+    state.facingRoll = {};
+    state.awaitingFacing = null;
+    syncRuleButtons();
     if (state.resultFrom === "ruled") clearResult();
     if (state.chargers.length && state.target) previewOdds();
   });

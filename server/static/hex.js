@@ -188,7 +188,10 @@ function buildModes() {
   box.replaceChildren();
   for (const kind of Object.keys(state.ruleset.kinds)) {
     if (!MODES[kind]) continue;
-    box.append(el("button", { type: "button", role: "tab", "data-testid": `mode-${kind}`,
+    // Toggle buttons, one pressed (aria-pressed): the questions change the whole board, not
+    // a panel of their own, so they are not the ARIA tabs pattern (whose users expect the
+    // arrow keys and a tabpanel).
+    box.append(el("button", { type: "button", "aria-pressed": "false", "data-testid": `mode-${kind}`,
       id: `mode-${kind}`, text: MODES[kind].label, onclick: () => setMode(kind) }));
   }
 }
@@ -231,7 +234,7 @@ function setMode(kind) {
   state.pick = { attackers: [], assaulters: [], path: [], pistols: [] };
   state.ruling = null;
   for (const b of $("modes").querySelectorAll("button")) {
-    b.setAttribute("aria-selected", String(b.id === `mode-${kind}`));
+    b.setAttribute("aria-pressed", String(b.id === `mode-${kind}`));
   }
   $("mode-hint").textContent = MODES[kind].hint;
   $("event-row").hidden = kind !== "reactions";

@@ -74,3 +74,17 @@ def test_odds_command():
     assert r.returncode == 0 and "needs 4" in r.stdout and "91.7%" in r.stdout
     r = run("odds", "--advance", "-8", "--distance", "11.5")
     assert r.returncode == 2 and "advance" in r.stderr
+
+
+def test_a_facing_roll_written_wrongly_is_shown_as_one_die():
+    """It asked for two dice ("UNIT=D1,D2") where a facing roll is one D6 (outside testing,
+    round 3)."""
+    import pytest
+
+    from server.cli import InputError
+    from server.cli_charges import parse_dice
+
+    with pytest.raises(InputError, match=r"--facing-roll '3': write it as UNIT=D \(one die, "
+                                         r"e.g. knights=4\)"):
+        parse_dice(["3"], "--facing-roll")
+    assert parse_dice(["knights=4"], "--facing-roll") == {"knights": [4]}

@@ -3,8 +3,9 @@ body naming the problem"), for what an outside tester found answered without a f
 pydantic's or Pillow's jargon, in the command line's words, or not refused at all:
 
 - bodies FastAPI cannot read (not UTF-8, nested too deeply, an integer too long to convert);
-- a photo sent as a text part; unknown and repeated form parts, and repeated query parameters; the review form takes the
-  ruling request's ``flee`` and ``on_accidental_contact`` as ``POST /api/rulings`` does;
+- a photo sent as a text part; unknown and repeated form parts, and repeated query
+  parameters; the review form takes the ruling request's ``flee`` and
+  ``on_accidental_contact`` as ``POST /api/rulings`` does;
 - a field that takes one of several shapes (a union) refused without pydantic's tags;
 - a roll of the wrong number of dice, refused with what the unit needs;
 - the 415 and the pixel-bomb 413 in the server's own words;
