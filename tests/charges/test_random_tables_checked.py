@@ -19,11 +19,15 @@ from ..checker import check_ruling
 @pytest.mark.parametrize("ruleset", ["t9a-1", "tow", "whfb8"])
 def test_random_table_rulings_pass_the_checker(ruleset: str) -> None:
     checked, problems = 0, []
+    # The engine's own rule, not the one tests/conftest.py wraps with the checker: each ruling
+    # is judged once, here, where a failure is collected with its key.
+    rule = charges.rule.__wrapped__ if getattr(charges.rule, "__wrapped_by_checker__", False) \
+        else charges.rule
     for key, request in requests(1, 7, ruleset):
         if key.startswith("scenario/") or key == "sample":
             continue  # the scenario suites run these
         try:
-            ruling = charges.rule(request)
+            ruling = rule(request)
         except RequestError as e:
             assert "facing_roll" in str(e), f"{key}: {e}"  # whfb8 asks for a contested roll
             continue
