@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import shapely
 
 import geometry as g
+from geometry.search1d import bisect_edge
 
 from .flee_round import Leg, flight_route, route_point
 
@@ -129,14 +130,7 @@ def flee(scene: g.Scene, fleer: g.Unit, charger: g.Unit, distance_mm: float,
     if moved > planned:
         # It stopped within the last step: where exactly (the least distance that clears,
         # or that reaches the table edge first).
-        lo, hi = moved - STEP_MM, moved
-        while hi - lo > STOP_TOL_MM:
-            mid = (lo + hi) / 2
-            if stops(mid):
-                hi = mid
-            else:
-                lo = mid
-        moved = hi
+        moved = bisect_edge(stops, moved - STEP_MM, moved, STOP_TOL_MM)[1]
     end = route_point(legs, moved)
     return Flight(end, turn, distance_mm, moved, off_table(g.boundary(fleer.formation, end)),
                   tuple(legs), charger.id)

@@ -32,6 +32,7 @@ from shapely.geometry.base import BaseGeometry
 
 import geometry as g
 from geometry.formation import boundary_coords
+from geometry.search1d import bisect_edge, golden_min
 
 GRID_DEG = 5.0
 ANGLE_TOL_DEG = 0.01
@@ -78,16 +79,10 @@ def _free_run(form: g.Formation, pose: g.Pose, length: float,
     so the first overlap is bisected."""
     if not _overlaps(_sweep(form, pose, length), pieces):
         return length
-    lo, hi = 0.0, length
     if _overlaps(_sweep(form, pose, 0.0), pieces):
         return 0.0
-    while hi - lo > TOL_MM:
-        mid = (lo + hi) / 2
-        if _overlaps(_sweep(form, pose, mid), pieces):
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return bisect_edge(lambda s: _overlaps(_sweep(form, pose, s), pieces), 0.0, length,
+                       TOL_MM)[0]
 
 
 def _pivot_clear(form: g.Formation, pose: g.Pose, angle: float,
@@ -110,15 +105,9 @@ def _detour(form: g.Formation, pose: g.Pose, run: float, left: float, angle: flo
         pivot_at = run
     elif not _pivot_clear(form, pose, angle, pieces):
         return None
-    else:
-        lo, hi = 0.0, run  # the latest clear pivot: lo clear, hi not
-        while hi - lo > TOL_MM:
-            mid = (lo + hi) / 2
-            if _pivot_clear(form, g.forward(pose, mid), angle, pieces):
-                lo = mid
-            else:
-                hi = mid
-        pivot_at = lo
+    else:  # the latest clear pivot
+        pivot_at = bisect_edge(lambda s: not _pivot_clear(form, g.forward(pose, s), angle,
+                                                          pieces), 0.0, run, TOL_MM)[0]
     aside_pose = turned(pivot_at)
     rest = left - pivot_at
     reach = _free_run(form, aside_pose, rest, pieces)
@@ -136,16 +125,8 @@ def _detour(form: g.Formation, pose: g.Pose, run: float, left: float, angle: flo
         if reach < rest - TOL_MM:
             return None  # it would run into terrain before getting past
         return _Detour(rest * (1 - cos), angle, pivot_at, rest)  # ends aside, not past yet
-    lo, hi = 0.0, reach  # the least leg aside that gets past: hi past, lo not
-    if past(0.0):
-        hi = 0.0
-    while hi - lo > TOL_MM:
-        mid = (lo + hi) / 2
-        if past(mid):
-            hi = mid
-        else:
-            lo = mid
-    return _Detour(hi * (1 - cos), angle, pivot_at, hi)
+    aside = 0.0 if past(0.0) else bisect_edge(past, 0.0, reach, TOL_MM)[1]  # the least
+    return _Detour(aside * (1 - cos), angle, pivot_at, aside)
 
 
 def _key(d: _Detour) -> tuple[float, float, int]:
@@ -166,29 +147,17 @@ def _best_detour(form: g.Formation, pose: g.Pose, run: float, left: float,
     if best is None:
         return None
     sign = 1.0 if best.angle > 0 else -1.0
-    lo = max(abs(best.angle) - GRID_DEG, ANGLE_TOL_DEG)
-    hi = min(abs(best.angle) + GRID_DEG, 90.0)
-    phi = (math.sqrt(5) - 1) / 2
+    found = [best]
 
     def loss(a: float) -> float:
         d = _detour(form, pose, run, left, sign * a, piece, pieces)
-        if d is not None and _key(d) < _key(best):  # type: ignore[arg-type]
-            nonlocal_best[0] = d
+        if d is not None and _key(d) < _key(found[0]):
+            found[0] = d
         return math.inf if d is None else d.loss
 
-    nonlocal_best = [best]
-    a, b = hi - phi * (hi - lo), lo + phi * (hi - lo)
-    fa, fb = loss(a), loss(b)
-    while hi - lo > ANGLE_TOL_DEG:
-        if fa <= fb:
-            hi, b, fb = b, a, fa
-            a = hi - phi * (hi - lo)
-            fa = loss(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + phi * (hi - lo)
-            fb = loss(b)
-    return nonlocal_best[0]
+    golden_min(loss, max(abs(best.angle) - GRID_DEG, ANGLE_TOL_DEG),
+               min(abs(best.angle) + GRID_DEG, 90.0), ANGLE_TOL_DEG)
+    return found[0]
 
 
 def flight_route(form: g.Formation, pose: g.Pose, roll_mm: float,

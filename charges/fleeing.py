@@ -15,6 +15,7 @@ from dataclasses import replace
 import shapely
 
 import geometry as g
+from geometry.search1d import golden_min
 
 from .candidates import Candidate, candidates_at
 from .charge_move import ChargeMove
@@ -104,22 +105,10 @@ def _wheel_then_in(charger: g.Unit, target: g.Unit, world: World
         k = min(range(len(grid)), key=grid.__getitem__)
         if not math.isfinite(grid[k]):
             continue
-        lo = max(k * WHEEL_GRID_DEG, 1e-6)  # the cells either side of the best grid angle
-        hi = min((k + 2) * WHEEL_GRID_DEG, 90.0)
-        phi = (math.sqrt(5) - 1) / 2
-        a, b = hi - phi * (hi - lo), lo + phi * (hi - lo)
-        fa, fb = length(a), length(b)
-        while hi - lo > WHEEL_TOL_DEG:
-            if fa <= fb:
-                hi, b, fb = b, a, fa
-                a = hi - phi * (hi - lo)
-                fa = length(a)
-            else:
-                lo, a, fa = a, b, fb
-                b = lo + phi * (hi - lo)
-                fb = length(b)
-        theta = min(((k + 1) * WHEEL_GRID_DEG, grid[k]), (a, fa), (b, fb),
-                    key=lambda x: x[1])[0]
+        # The cells either side of the best grid angle.
+        a, fa = golden_min(length, max(k * WHEEL_GRID_DEG, 1e-6),
+                           min((k + 2) * WHEEL_GRID_DEG, 90.0), WHEEL_TOL_DEG)
+        theta = (k + 1) * WHEEL_GRID_DEG if grid[k] < fa else a
         pose = g.wheel(form, start, pivot, sign * theta)  # type: ignore[arg-type]
         dist, hit, _ = first_contact(form, pose, world)
         if hit != target.id or not math.isfinite(dist):
