@@ -60,12 +60,16 @@ def wanted_wheel(form: g.Formation, start: g.Pose, aim: tuple[float, float]
     # and turning on towards half a turn it may cross back; so scan for the first change of
     # side, then bisect it.
     lo, hi = 0.0, None
-    for k in range(1, SCAN_STEPS + 1):
-        a = 180.0 * k / SCAN_STEPS
-        if (_aim_error(form, start, pivot, sign * a, aim) > 0) != left:
-            hi = a
-            break
-        lo = a
+    if (_aim_error(form, start, pivot, sign * 90.0, aim) > 0) != left:
+        hi = 90.0  # the common case: the aim comes ahead within a quarter turn
+    else:
+        lo = 90.0
+        for k in range(SCAN_STEPS // 2 + 1, SCAN_STEPS + 1):
+            a = 180.0 * k / SCAN_STEPS
+            if (_aim_error(form, start, pivot, sign * a, aim) > 0) != left:
+                hi = a
+                break
+            lo = a
     if hi is None:
         return pivot, sign * 180.0  # not facing it even turned about (an aim beside the pivot)
     for _ in range(HALVINGS):

@@ -10,7 +10,8 @@ import numpy as np
 import shapely
 
 import geometry as g
-from geometry.contact import rect_penetrations
+from geometry.arcs import arc_ring
+from geometry.formation import boundary_coords
 
 from .explain import explain
 from .resolution import Resolution, charger_after
@@ -106,15 +107,25 @@ def _arc_margin(res: Resolution) -> float:
     declared: not measured again."""
     if res.declared is not None:
         return math.inf
-    arc = res.charger.body.arcs["front"]
-    poly = res.target.body.polygon
-    if not arc.intersects(poly):
-        return float(arc.distance(poly))
-    corners = np.asarray(poly.exterior.coords[:-1], dtype=float)
-    if len(corners) != 4:
-        return math.inf  # not a tray rectangle: no closed form here
-    ring = np.asarray(arc.exterior.coords[:-1], dtype=float)
-    return float(rect_penetrations(corners[None], ring)[0])
+    c, t = res.charger, res.target
+    if not res.declaration.in_front_arc:
+        return float(c.body.arcs["front"].distance(t.body.polygon))
+    return _sat_depth(np.asarray(arc_ring(c.formation, c.pose, "front"), dtype=float),
+                      np.asarray(boundary_coords(t.formation, t.pose), dtype=float))
+
+
+def _sat_depth(a: np.ndarray, b: np.ndarray) -> float:
+    """Overlap depth of two convex polygons (vertex arrays), the least translation that
+    separates them: the smallest overlap of their projections on every edge normal of
+    either (separating axes; exact for convex shapes)."""
+    edges = np.concatenate([np.roll(a, -1, axis=0) - a, np.roll(b, -1, axis=0) - b])
+    normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
+    length = np.hypot(normals[:, 0], normals[:, 1])
+    normals = normals[length > 1e-12] / length[length > 1e-12, None]
+    pa, pb = a @ normals.T, b @ normals.T
+    overlap = np.minimum(pa.max(axis=0), pb.max(axis=0)) - np.maximum(pa.min(axis=0),
+                                                                       pb.min(axis=0))
+    return max(float(overlap.min()), 0.0)
 
 
 def _margin(res: Resolution) -> float:

@@ -39,17 +39,25 @@ _ARC_CORNERS: dict[FacingName, tuple[str, str]] = {
 }
 
 
+def arc_ring(form: Formation, pose: Pose, facing: FacingName, reach: float = ARC_RAY_MM,
+             c: dict | None = None, d: dict | None = None) -> list[Point]:
+    """The corners of one arc, clipped where its rays reach ``reach`` mm (a convex
+    quadrilateral), without building a polygon."""
+    c = corners(form, pose) if c is None else c
+    d = _ray_dirs(pose) if d is None else d
+    a, b = _ARC_CORNERS[facing]
+    pa, pb = c[a], c[b]  # type: ignore[index]
+    da, db = d[a], d[b]
+    return [pa, pb, (pb[0] + reach * db[0], pb[1] + reach * db[1]),
+            (pa[0] + reach * da[0], pa[1] + reach * da[1])]
+
+
 def arc_polygons(form: Formation, pose: Pose, reach: float = ARC_RAY_MM) -> dict[FacingName,
                                                                                  Polygon]:
     """The four arcs as polygons, each clipped where its rays reach ``reach`` mm."""
     c = corners(form, pose)
     d = _ray_dirs(pose)
-    rings = []
-    for a, b in _ARC_CORNERS.values():
-        pa, pb = c[a], c[b]  # type: ignore[index]
-        da, db = d[a], d[b]
-        rings.append([pa, pb, (pb[0] + reach * db[0], pb[1] + reach * db[1]),
-                      (pa[0] + reach * da[0], pa[1] + reach * da[1])])
+    rings = [arc_ring(form, pose, facing, reach, c, d) for facing in _ARC_CORNERS]  # type: ignore[arg-type]
     # The four polygons in one call: a charge map and every ruling build many.
     return dict(zip(_ARC_CORNERS, shapely.polygons(rings).tolist(), strict=True))
 
