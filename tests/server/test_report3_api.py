@@ -15,11 +15,11 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..inprocess import run_umpire
 from .conftest import SAMPLES
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
@@ -77,17 +77,8 @@ def test_no_float_of_the_scene_gives_a_500(client, sample_scene):
 
 
 def run_cli(capsys, monkeypatch, *args: str) -> subprocess.CompletedProcess:
-    """``umpire ARGS`` in this process (its entry point, exit codes and all): the two runs
-    of a subprocess would take seconds of imports."""
-    from server.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["umpire", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
+    """``umpire ARGS`` in this process (tests/inprocess.py)."""
+    code, out, err = run_umpire(monkeypatch, capsys, *args)
     return subprocess.CompletedProcess(args, code, out, err)
 
 

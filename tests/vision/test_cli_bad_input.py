@@ -8,12 +8,11 @@ Run in-process through the console entry point, so each case costs no interprete
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from server.cli import main
+from ..inprocess import run_umpire
 
 SAMPLES = Path(__file__).resolve().parents[2] / "server" / "samples"
 PHOTO, MARKERS = str(SAMPLES / "table.jpg"), str(SAMPLES / "markers.json")
@@ -21,10 +20,8 @@ PHOTO, MARKERS = str(SAMPLES / "table.jpg"), str(SAMPLES / "markers.json")
 
 def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
         ) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["umpire", *args])
-    with pytest.raises(SystemExit) as info:
-        main()
-    return int(info.value.code or 0), capsys.readouterr().err
+    code, _, err = run_umpire(monkeypatch, capsys, *args)
+    return code, err
 
 
 def test_an_overlay_name_opencv_cannot_write_is_refused_before_anything_is_written(
