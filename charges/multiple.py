@@ -41,6 +41,7 @@ from .resolution import (
     apply_dice,
     assess,
     flag_fallbacks,
+    never_secondary,
     scene_with,
     settle_secondaries,
 )
@@ -345,8 +346,7 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
     reach = {d: g.in_to_mm(r.range_in if r.range_in is not None else
                            (r.charger.advance_in or 0.0) + r.dice_rule.max_total)
              for d, r in results.items()} if rs.range_measure == "paid_path" else {}
-    engaged = frozenset(u.id for u in scene.units if u.state == "engaged" or (
-        u.state == "fleeing" and rs.accidental_contact))
+    engaged = never_secondary(scene, rs)
     best, touching = _best_plan(scene, movers, facings, units,
                       {d: results[d].declaration.distance.distance_mm for d in group},
                       # A contact nobody aligns is a charger's move where it succeeds

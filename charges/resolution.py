@@ -142,6 +142,13 @@ def _rules(charger: g.Unit, ruleset: Ruleset) -> tuple[object, MoveRules, float]
     return charger, ruleset.move_rules(), 0.0
 
 
+def never_secondary(scene: g.Scene, ruleset: Ruleset) -> frozenset[str]:
+    """The units a move may never touch as other enemies charged too: an engaged unit, and a
+    fleeing one where meeting it is accidental contact (tow 1.5)."""
+    return frozenset(u.id for u in scene.units if u.state == "engaged" or (
+        u.state == "fleeing" and ruleset.accidental_contact))
+
+
 def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingName,
               world: World, ruleset: Ruleset, max_length: float = math.inf,
               memo: SearchMemo | None = None
@@ -160,12 +167,8 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
                                    memo=memo, rules=rules, max_length=max_length)
     secondary: tuple[str, ...] = ()
     if move is None:
-        # Never charged as a second target: an engaged unit, and a fleeing one where meeting
-        # it is accidental contact (tow 1.5).
-        engaged = frozenset(u.id for u in scene.units if u.state == "engaged" or (
-            u.state == "fleeing" and ruleset.accidental_contact))
         move, secondary = search_secondary(mover, target, facing, world, target_world,  # type: ignore[arg-type]
-                                           engaged, memo, rules, max_length)
+                                           never_secondary(scene, ruleset), memo, rules, max_length)
     if move is not None and ahead:
         move = unit_move(move, charger, ahead)
         fits = world.with_kind(set(secondary), "secondary") if secondary else world

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from server.cli import main
+from ..inprocess import run_umpire
 
 SAMPLE = Path(__file__).resolve().parents[2] / "server" / "samples" / "markers.json"
 
@@ -29,14 +28,8 @@ def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     whitespace is normalised because rich wraps long messages."""
 
     def _run(*args: str) -> Result:
-        monkeypatch.setattr(sys, "argv", ["umpire", *args])
-        code = 0
-        try:
-            main()
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-        cap = capsys.readouterr()
-        return Result(code, " ".join(cap.out.split()), " ".join(cap.err.split()))
+        code, out, err = run_umpire(monkeypatch, capsys, *args)
+        return Result(code, " ".join(out.split()), " ".join(err.split()))
 
     return _run
 
