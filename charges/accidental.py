@@ -60,6 +60,7 @@ class Accidental:
                 "moved_mm": round(self.moved_mm, 3),
                 "moved_in": round(g.mm_to_in(self.moved_mm), 3),
                 "through_path_mm": round(self.through.length_mm, 3),
+                "through_path_in": round(g.mm_to_in(self.through.length_mm), 3),
                 **({"aligned": self.aligned} if self.choice == "continue" else {})}
 
 

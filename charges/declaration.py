@@ -9,6 +9,7 @@ all at once (vectorised), so a gap of a few millimetres between two units is fou
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -158,6 +159,45 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit,
     return False
 
 
+#: enemies_touching's answers by (scene, unit), the scene held so its id is not reused: a
+#: charge map asks it of every charger once per enemy.
+_TOUCHING: OrderedDict[tuple[int, str], tuple[g.Scene, list[str]]] = OrderedDict()
+
+
+def enemies_touching(scene: g.Scene, unit: g.Unit) -> list[str]:
+    """The enemy units in base contact with ``unit`` (within EPS_MM: DESIGN.md, touching is
+    contact). A unit in contact with an enemy is engaged whatever its ``state`` says
+    (RULES.md 2: only a ready unit, "not engaged", may charge)."""
+    key = (id(scene), unit.id)
+    hit = _TOUCHING.get(key)
+    if hit is not None and hit[0] is scene:
+        return hit[1]
+    out = _touching(scene, unit)
+    _TOUCHING[key] = (scene, out)
+    while len(_TOUCHING) > 256:
+        try:
+            _TOUCHING.popitem(last=False)
+        except KeyError:  # another thread emptied it first
+            break
+    return out
+
+
+def _touching(scene: g.Scene, unit: g.Unit) -> list[str]:
+    poly = unit.body.polygon
+    x0, y0, x1, y1 = poly.bounds
+    e = g.EPS_MM
+    out = []
+    for u in scene.units:
+        if u.side == unit.side or u.state == "destroyed":
+            continue
+        b = u.body.polygon.bounds
+        if b[0] > x1 + e or b[2] < x0 - e or b[1] > y1 + e or b[3] < y0 - e:
+            continue
+        if shapely.dwithin(poly, u.body.polygon, e):
+            out.append(u.id)
+    return sorted(out)
+
+
 def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
             every_reason: bool = True, facing_roll: int | None = None) -> Declaration:
     """RULES.md 2 (the ruleset gives the longest charge and the facing rule). With
@@ -168,6 +208,14 @@ def declare(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     reasons: list[str] = []
     if charger.state != "ready":
         reasons.append(f"{charger.id} is {charger.state}, and only a ready unit may charge")
+    else:
+        # [D] Touching the target itself is a charge of no distance (the move aligns, or the
+        # target does), as the rules files' scenes use it; any other enemy engages it.
+        touching = [u for u in enemies_touching(scene, charger) if u != target.id]
+        if touching:
+            who = ", ".join(touching)
+            reasons.append(f"{charger.id} is in base contact with enemy {who}, so it is engaged "
+                           "in combat, and only a ready unit may charge")
     if target.state == "destroyed":
         reasons.append(f"{target.id} has been destroyed")
     arc = charger.body.arcs["front"]

@@ -74,7 +74,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
     pose = start
     for step in cand.steps():
         if not world.box_clear(step.bounds(form, pose)):
-            blk = world.blocked(step.swept(form, pose))
+            blk = world.blocked(step.swept(form, pose), sweep=True)
             if blk:
                 return Attempt(False, blk, step.kind)
         pose = step.apply(form, pose)
@@ -82,7 +82,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
         if target_turns:
             assert target_world is not None
             sweep = g.rotation_sweep(tgt_coords, cand.align_point, -cand.align_deg)
-            blk = target_world.blocked(sweep)
+            blk = target_world.blocked(sweep, sweep=True)
             if blk:
                 return Attempt(False, blk, "target turn")
             moved = [g.rotate_point(p, cand.align_point, -cand.align_deg) for p in tgt_coords]
@@ -92,7 +92,7 @@ def check_candidate(form: g.Formation, start: g.Pose, cand: Candidate, target: g
                   world.box_clear(g.rotation_bounds(pre_coords, cand.align_point,
                                                     cand.align_deg), ignore_target=True)):
             sweep = g.rotation_sweep(pre_coords, cand.align_point, cand.align_deg)
-            blk = world.blocked(sweep)
+            blk = world.blocked(sweep, sweep=True)
             if blk:
                 return Attempt(False, blk, "align")
     return Attempt(True)

@@ -50,6 +50,11 @@ def combined_sentence(multiple: dict) -> str:
             "model counted once.")
 
 
+#: Forward moves shorter than this are left out of the words (a path's exact steps are in the
+#: ruling's ``path``): "move 0.00 in forward" says nothing a player can do.
+SAID_MM = 0.05
+
+
 def describe_steps(res: Resolution) -> str:
     assert res.move is not None
     return describe_path(res, res.move.steps)
@@ -60,7 +65,8 @@ def describe_path(res: Resolution, steps: list[g.Step]) -> str:
     parts = []
     for step in steps:
         if isinstance(step, g.Forward):
-            parts.append(f"move {_in(step.distance_mm)} forward")
+            if step.distance_mm >= SAID_MM:
+                parts.append(f"move {_in(step.distance_mm)} forward")
         elif isinstance(step, g.Wheel):
             way = "left" if step.angle_deg > 0 else "right"
             cost = step.length_mm(res.charger.formation)
@@ -351,7 +357,7 @@ def _through_sentence(res: Resolution) -> str:
     assert res.through is not None
     w = _words(res)
     c, adv = res.charger, res.charger.advance_in or 0.0
-    need = res.dice_rule.needed(g.mm_to_in(res.through.length_mm), adv)
+    need = res.dice_rule.needed(g.mm_to_in(res.through_compared_mm), adv)
     chance = format_chance(float(res.dice_rule.chance_at_least(need)))
     then = "runs it down" if res.on_accidental == "continue" else "halts 1 in from it"
     who = ", ".join(sorted(res.blockers))
@@ -377,7 +383,7 @@ def _failed_steps(res: Resolution, f: FailedMove) -> str:
             if isinstance(step, g.Wheel):
                 way = "left" if step.angle_deg > 0 else "right"
                 parts.append(f"wheel {abs(step.angle_deg):.1f} degrees to the {way}")
-            elif isinstance(step, g.Forward):
+            elif isinstance(step, g.Forward) and step.distance_mm >= SAID_MM:
                 parts.append(f"move {_in(step.distance_mm)} forward")
         end = math.hypot(f.final.x - t.x, f.final.y - t.y)
         stop = f" (then stopping short of {f.stopped_by})" if f.stopped_by else ""
@@ -395,6 +401,8 @@ def _failed_steps(res: Resolution, f: FailedMove) -> str:
     elif abs(f.turn_deg) < abs(f.turn_wanted_deg) - 1e-6:
         turn += f" (of {abs(f.turn_wanted_deg):.1f}, as far as the distance pays for)"
     move = f"move {_in(f.moved_mm)} straight forward"
+    if f.moved_mm < SAID_MM:
+        move = "make no move forward"
     if f.stopped_by:
         move += f" (stopping just short of {f.stopped_by}; the roll allowed " \
                 f"{_in(f.distance_mm)})"

@@ -64,24 +64,6 @@ WHEEL_SAMPLES = (0.5, 0.25, 0.75, 1.0)
 ALIGN_SAMPLES = (0.5, 0.25, 0.75)
 
 
-def _table_reach(rect: np.ndarray, direction: tuple[float, float],
-                 bounds: tuple[float, float, float, float]) -> float:
-    """How far ``rect`` (4, 2) may move along ``direction`` with every corner inside the box
-    ``bounds`` (-inf when it starts outside)."""
-    x0, y0, x1, y1 = bounds
-    if rect[:, 0].min() < x0 or rect[:, 0].max() > x1 or rect[:, 1].min() < y0 or \
-            rect[:, 1].max() > y1:
-        return -math.inf
-    out = math.inf
-    for k, (lo, hi) in enumerate(((x0, x1), (y0, y1))):
-        v = direction[k]
-        if v > 0:
-            out = min(out, float(((hi - rect[:, k]) / v).min()))
-        elif v < 0:
-            out = min(out, float(((lo - rect[:, k]) / v).min()))
-    return out
-
-
 def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, target: g.Body,
                    world: World, with_align: bool = True,
                    path_blocked: np.ndarray | None = None,
@@ -161,19 +143,21 @@ def path_prefilter(table: CandidateTable, form: g.Formation, start: g.Pose, targ
     # moves reject nearly every blocked path and the wheel and align samples only the few
     # left, so the second forward move goes next, after its end (the contact position)
     # alone, whose small bounding box meets few obstacle pieces.
+    # Only the contact position is a place where the unit stands: the others are part way
+    # through a step, which may cross the table edge (World.blocked, ``sweep``).
     stages: list = [(pre, 1, False, False),  # the contact position alone: a small box
                     (lambda i: (wheel_at(i, (1.0,)), pre(i)), 1, True, False),
                     (lambda i: wheel_at(i, WHEEL_SAMPLES), len(WHEEL_SAMPLES), False, False)]
     if with_align:
         stages.append((lambda i: align_at(i, ALIGN_SAMPLES), len(ALIGN_SAMPLES), False, True))
-    for make, reps, is_sweep, is_align in stages:
+    for k, (make, reps, is_sweep, is_align) in enumerate(stages):
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
             break
         shapes = make(idx)
         pts = np.concatenate(shapes, axis=1) if is_sweep else shapes
         lo, hi = g.contact.least(pts, 1), g.contact.greatest(pts, 1)
-        inside = world.on_table(lo, hi)
+        inside = world.on_table(lo, hi) if k == 0 else np.ones(len(lo), dtype=bool)
         row = np.tile(np.arange(len(idx)), reps)  # each shape's row in idx
         # Every (shape, obstacle piece) pair whose boxes meet, tested in one vectorised pass.
         near = boxes_meet(lo, hi, parts.bounds, e) & inside[:, None]
@@ -222,8 +206,8 @@ class FirstMove:
 
 def first_move(form: g.Formation, start: g.Pose, world: World) -> FirstMove:
     """The first forward move starts from the same place for every candidate, so its test is
-    closed form: how far the charger may go before leaving the table or overlapping each
-    obstacle piece beyond its limit; a row is blocked when its d1 is longer. Kept on the world
+    closed form: how far the charger may go before overlapping each obstacle piece beyond
+    its limit; a row is blocked when its d1 is longer. Kept on the world
     (the same for every chunk and search from this start)."""
     key = (start.x, start.y, start.facing, form.width, form.depth)
     hit = world.reach_memo.get(key)
@@ -231,12 +215,11 @@ def first_move(form: g.Formation, start: g.Pose, world: World) -> FirstMove:
         return hit
     parts = world.parts
     a0 = np.asarray(boundary_coords(form, start))
-    e = EPS
-    x0, y0, x1, y1 = world.table_bounds
+    # The table edge does not stop it: the move may cross it if the unit ends on the table
+    # (World.blocked, ``sweep``); where it stands is tested with its end positions.
     reach = g.contact.forward_reach(a0, start.forward, parts.convex, parts.limit)
-    table_reach = _table_reach(a0, start.forward, (x0 - e, y0 - e, x1 + e, y1 + e))
-    free = min(table_reach, float(reach.min(initial=math.inf)))
-    fixed = min(table_reach, float(reach[parts.limit > 0].min(initial=math.inf)))
-    code = TABLE if table_reach <= free else int(parts.owner[np.argmin(reach)])
+    free = float(reach.min(initial=math.inf))
+    fixed = float(reach[parts.limit > 0].min(initial=math.inf))
+    code = int(parts.owner[np.argmin(reach)]) if len(reach) else TABLE
     world.reach_memo[key] = out = FirstMove(free, fixed, code)
     return out

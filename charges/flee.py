@@ -62,13 +62,16 @@ class Flight:
             length = leg.length_mm if i < len(self.legs) - 1 else \
                 leg.length_mm + self.moved_mm - sum(x.length_mm for x in self.legs)
             steps.append({"kind": "forward", "distance_mm": round(length, 4),
+                          "distance_in": round(g.mm_to_in(length), 4),
                           "pose": g.forward(leg.pose, length).to_json()})
         return steps
 
     def to_json(self) -> dict:
         out = {"pose": self.pose.to_json(), "turn_deg": round(self.turn_deg, 4),
                "roll_in": round(g.mm_to_in(self.distance_mm), 3),
-               "moved_mm": round(self.moved_mm, 3), "destroyed": self.destroyed}
+               "roll_mm": round(self.distance_mm, 3),
+               "moved_mm": round(self.moved_mm, 3),
+               "moved_in": round(g.mm_to_in(self.moved_mm), 3), "destroyed": self.destroyed}
         if self.went_round or self.stopped_by_terrain:
             out["round_terrain"] = list(self.went_round)
             out["route"] = self.route_steps()

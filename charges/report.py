@@ -117,14 +117,15 @@ def _arc_margin(res: Resolution) -> float:
 def _sat_depth(a: np.ndarray, b: np.ndarray) -> float:
     """Overlap depth of two convex polygons (vertex arrays), the least translation that
     separates them: the smallest overlap of their projections on every edge normal of
-    either (separating axes; exact for convex shapes)."""
+    either (separating axes; exact for convex shapes). On each axis the shortest way apart
+    is either way out, ``min(max_a - min_b, max_b - min_a)``: when one interval holds the
+    other (a target wholly inside the arc) that is not their intersection's length."""
     edges = np.concatenate([np.roll(a, -1, axis=0) - a, np.roll(b, -1, axis=0) - b])
     normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
     length = np.hypot(normals[:, 0], normals[:, 1])
     normals = normals[length > 1e-12] / length[length > 1e-12, None]
     pa, pb = a @ normals.T, b @ normals.T
-    overlap = np.minimum(pa.max(axis=0), pb.max(axis=0)) - np.maximum(pa.min(axis=0),
-                                                                       pb.min(axis=0))
+    overlap = np.minimum(pa.max(axis=0) - pb.min(axis=0), pb.max(axis=0) - pa.min(axis=0))
     return max(float(overlap.min()), 0.0)
 
 
@@ -222,7 +223,9 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
                       "chargers_in_contact": res.chargers_in_contact,
                       "models_in_contact": m.models,
                       "charger_models": m.charger_models, "target_models": m.target_models,
-                      "path_mm": round(m.length_mm, 3), "wheel_deg": round(m.wheel_deg, 4)}
+                      "path_mm": round(m.length_mm, 3),
+                      "path_in": round(g.mm_to_in(m.length_mm), 3),
+                      "wheel_deg": round(m.wheel_deg, 4)}
     out = {
         "charger": res.charger.id, "target": res.target.id,
         "declarable": d.declarable, "reasons": d.reasons,
@@ -235,6 +238,7 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
         "closest_points": [list(map(lambda v: round(v, 3), d.distance.a)),
                            list(map(lambda v: round(v, 3), d.distance.b))],
         "max_range_in": d.max_range_in,
+        "max_range_mm": round(g.in_to_mm(d.max_range_in), 3),
         "dice_rule": res.dice_rule.name,
         "needed_in": res.needed,
         "odds": round(res.odds, 6),
@@ -298,6 +302,7 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
             res.compared_mm
         out["paid_path_mm"] = round(paid, 3)
         out["paid_path_in"] = round(g.mm_to_in(paid), 3)
+        out["shortest_paid_path_mm"] = round(res.compared_mm, 3)
         out["shortest_paid_path_in"] = round(g.mm_to_in(res.compared_mm), 3)
     out.update(res.flags)
     if res.flight is not None:
@@ -314,13 +319,36 @@ def to_json(res: Resolution, ruleset: Ruleset, sigma: float) -> dict:
             out["charged_unit"] = res.accidental.blocker
     elif res.through is not None and res.outcome is None:
         # Without dice: the rolls that reach the target only through a fleeing enemy.
-        need = res.dice_rule.needed(g.mm_to_in(res.through.length_mm),
-                                    res.charger.advance_in or 0.0)
+        shortest = res.through_compared_mm
+        need = res.dice_rule.needed(g.mm_to_in(shortest), res.charger.advance_in or 0.0)
         out["accidental_contact"] = {
             "units": sorted(res.blockers), "choice": res.on_accidental,
-            "through_path_mm": round(res.through.length_mm, 3), "needed_in": need,
+            "through_path_mm": round(res.through.length_mm, 3),
+            "through_path_in": round(g.mm_to_in(res.through.length_mm), 3),
+            "shortest_through_path_mm": round(shortest, 3),
+            "shortest_through_path_in": round(g.mm_to_in(shortest), 3), "needed_in": need,
             "odds": round(float(res.dice_rule.chance_at_least(need)) - res.odds, 6)}
     if res.multiple is not None:
         # Only on the entries of a multiple charge (RULES.md 8): the figures over all of them.
         out["multiple_charge"] = res.multiple
+    if priorities is not None:
+        _name_priorities(priorities, res)
     return out
+
+
+def _name_priorities(priorities: dict, res: Resolution) -> None:
+    """Every name of ``order`` is a key of ``priorities`` (DESIGN.md: the priority tuple of
+    the chosen alignment, read back as ``[priorities[n] for n in order]``): the rulesets'
+    own names for the figures the object already holds, and whfb8 2.8's equal split (the
+    spread of the chargers' models in contact, 0 for one charger)."""
+    spread = 0
+    if res.multiple is not None and res.multiple.get("charger_models"):
+        counts = list(res.multiple["charger_models"].values())
+        spread = max(counts) - min(counts)
+    named = {"target_turned": priorities["target_turned_deg"],
+             "undeclared_enemies": priorities["other_enemies"],
+             "within_range": res.in_range, "path": priorities["path_mm"],
+             "equal_split": spread}
+    for name in priorities["order"]:
+        if name not in priorities and name in named:
+            priorities[name] = named[name]

@@ -82,10 +82,21 @@ class Resolution:
     #: (tow 1.5, accidental contact), and those enemies.
     through: ChargeMove | None = None
     blockers: frozenset[str] = frozenset()
+    #: The shortest paid path into them (tow 1.3: the roll needed when only ``through``
+    #: reaches the target).
+    through_shortest_mm: float | None = None
     #: What the charger does when it meets one: ``halt`` or ``continue`` (the request's
     #: ``on_accidental_contact``).
     on_accidental: str = "halt"
     accidental: Accidental | None = None
+
+    @property
+    def through_compared_mm(self) -> float:
+        """What the roll is compared with when only ``through`` reaches the target: the
+        shortest path into the fleeing enemies (tow 1.3)."""
+        assert self.through is not None
+        return self.through_shortest_mm if self.through_shortest_mm is not None else \
+            self.through.length_mm
 
     @property
     def compared_mm(self) -> float:
@@ -166,6 +177,13 @@ def find_move(scene: g.Scene, charger: g.Unit, target: g.Unit, facing: g.FacingN
     move, rejected = search_charge(mover, target, facing, world, target_world,  # type: ignore[arg-type]
                                    memo=memo, rules=rules, max_length=max_length)
     secondary: tuple[str, ...] = ()
+    if move is not None and not move.aligned and ruleset.unaligned == "fail":
+        # whfb8 2.5: a contact nobody can align to fails the charge, so it does not count as
+        # a way to complete it; one touching another enemy ("clipping") does.
+        clip, also = search_secondary(mover, target, facing, world, target_world,  # type: ignore[arg-type]
+                                      never_secondary(scene, ruleset), memo, rules, max_length)
+        if clip is not None and clip.aligned:
+            move, secondary = clip, also
     if move is None:
         move, secondary = search_secondary(mover, target, facing, world, target_world,  # type: ignore[arg-type]
                                            never_secondary(scene, ruleset), memo, rules, max_length)
@@ -254,7 +272,8 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
     world = World.for_unit(scene, charger, target.id)
     res.world, res.world_scene = world, scene
     paid = ruleset.range_measure == "paid_path"
-    longest = g.in_to_mm(adv + rule.max_total) if paid else math.inf
+    # Within EPS_MM, as the range test (declaration.declare) and the roll needed measure.
+    longest = g.in_to_mm(adv + rule.max_total) + g.EPS_MM if paid else math.inf
     memo: SearchMemo | None = None
     if target.state == "destroyed":
         pass  # it fled off the table after the declaration: nothing left to reach
@@ -271,10 +290,16 @@ def assess(scene: g.Scene, charger: g.Unit, target: g.Unit, ruleset: Ruleset,
         if ruleset.accidental_contact:
             _through(scene, res, world, ruleset, longest)
     if paid and res.move is not None:
-        res.shortest_mm = _shortest_paid(res, world, ruleset, longest, memo)
+        res.shortest_mm = _shortest_paid(res, res.move, world, ruleset, longest, memo)
         res.needed = rule.needed(g.mm_to_in(res.shortest_mm), adv)
     elif paid and res.through is not None:
-        res.needed = rule.needed(g.mm_to_in(res.through.length_mm), adv)
+        # tow 1.3, 7a: the roll needed is the SHORTEST path's, here the shortest that runs
+        # into the fleeing enemies (the best one may be longer; any roll that reaches the
+        # shortest already halts the charge or runs one down, tow 1.5).
+        res.through_shortest_mm = _shortest_paid(res, res.through,
+                                                 world.without(set(res.blockers)), ruleset,
+                                                 longest, memo)
+        res.needed = rule.needed(g.mm_to_in(res.through_shortest_mm), adv)
     if ruleset.requires_room and res.move is None and res.special is None and \
             res.through is None and target.state != "destroyed" and not d.room_checked:
         # A target fleeing before the charge is declared too: no exception is made for it
@@ -348,24 +373,23 @@ def _accidental(scene: g.Scene, res: Resolution, ruleset: Ruleset) -> bool:
     return True
 
 
-def _shortest_paid(res: Resolution, world: World, ruleset: Ruleset, longest: float,
-                   memo: SearchMemo | None) -> float:
-    """The shortest legal paid path into the charged facing (tow 1.3: the roll needed). No
-    path is shorter than the closest distance (the point that ends in contact travels at
-    least that far, and no point of the front edge travels further than the path pays), so a
-    best move that long is the shortest."""
-    assert res.move is not None
-    if res.move.length_mm <= res.declaration.distance.distance_mm + 1e-9:
-        return res.move.length_mm
+def _shortest_paid(res: Resolution, move: ChargeMove, world: World, ruleset: Ruleset,
+                   longest: float, memo: SearchMemo | None) -> float:
+    """The shortest legal paid path in ``world`` into the facing of ``move``, the best move
+    found there (tow 1.3: the roll needed). No path is shorter than the closest distance (the
+    point that ends in contact travels at least that far, and no point of the front edge
+    travels further than the path pays), so a best move that long is the shortest."""
+    if move.length_mm <= res.declaration.distance.distance_mm + 1e-9:
+        return move.length_mm
     mover, rules, _ = _rules(res.charger, ruleset)
-    plan = memo.plan_for(mover, res.target, res.move.facing, rules=rules) \
-        if memo is not None and res.move.facing == res.declaration.facing else \
-        SearchPlan.of(mover, res.target, res.move.facing, rules=rules)  # type: ignore[arg-type]
+    plan = memo.plan_for(mover, res.target, move.facing, rules=rules) \
+        if memo is not None and move.facing == res.declaration.facing else \
+        SearchPlan.of(mover, res.target, move.facing, rules=rules)  # type: ignore[arg-type]
     short = shortest_move(mover, res.target, world, plan, longest)  # type: ignore[arg-type]
     if short is None:
-        return res.move.length_mm
+        return move.length_mm
     short = polish_move(mover, res.target, short, world, rules.end_form)  # type: ignore[arg-type]
-    return min(res.move.length_mm, short.length_mm)
+    return min(move.length_mm, short.length_mm)
 
 
 def apply_dice(res: Resolution, dice: tuple[int, ...]) -> None:
@@ -506,10 +530,13 @@ def charger_after(res: Resolution) -> tuple[g.Pose, str]:
         return g.forward(c.pose, res.special.forward_mm), "engaged"
     if res.outcome == "failed":
         return (res.failed.final if res.failed is not None else c.pose), "disrupted"
+    # Not failed charges (tow 1.7, 1.5), but charges all the same: a unit that charged this
+    # turn cannot move again (tow 1.6, RULES-editions.md 6 after_failed), so it is not
+    # ``ready`` for a chained ruling.
     if res.outcome == "target_escaped" and res.failed is not None:
-        return res.failed.final, c.state  # not a failed charge (tow 1.7)
+        return res.failed.final, "disrupted"
     if res.outcome in ("halted", "ran_down") and res.accidental is not None:
-        return res.accidental.final, c.state  # not a failed charge (tow 1.5)
+        return res.accidental.final, "disrupted"
     return c.pose, c.state
 
 

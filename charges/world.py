@@ -355,14 +355,20 @@ class World:
             out.__dict__["parts"] = replace(p, limit=limit, whole=whole)
         return out
 
-    def blocked(self, area: BaseGeometry, target_may_touch: bool = True) -> Blocked | None:
+    def blocked(self, area: BaseGeometry, target_may_touch: bool = True,
+                sweep: bool = False) -> Blocked | None:
         """First reason ``area`` (a swept area or a final footprint) is not clear, or None.
 
         Friends, terrain and the target may be touched but not overlapped; other enemies may
         not even be touched (RULES.md 4). ``target_may_touch=False`` treats the target like any
         other enemy (used for failed-charge moves, which stop just short of everything).
+        ``sweep``: ``area`` is swept by a charge move's step, which may cross the table edge
+        (tow 1.4: "a corner may cross the table edge during a manoeuvre if the unit ends
+        wholly on the table"; RULES.md 4 and whfb8 2.4 list only units and impassable
+        terrain as what a sweep may not overlap): only where a unit stands is the table
+        tested.
         """
-        if not self.table_eps.covers(area):
+        if not sweep and not self.table_eps.covers(area):
             return Blocked("table", "table", "leaves the table")
         x0, y0, x1, y1 = area.bounds
         e = g.EPS_MM

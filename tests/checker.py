@@ -238,10 +238,14 @@ class _Trial:
     def others(self, uid: str) -> list[_U]:
         return [u for u in self.world.values() if u.id != uid and u.state != "destroyed"]
 
-    def check_area(self, where: str, uid: str, area, may_touch: set[str] | None) -> None:
-        """``area`` of unit ``uid`` must stay on the table and overlap no unit nor impassable
-        terrain; with ``may_touch`` given, it must not touch an enemy outside that set."""
-        if not self.table_eps.covers(area):
+    def check_area(self, where: str, uid: str, area, may_touch: set[str] | None,
+                   on_table: bool = True) -> None:
+        """``area`` of unit ``uid`` must stay on the table (unless ``on_table`` is False: a
+        charge move's step may cross the table edge if the unit ends wholly on the table, tow
+        1.4; RULES.md 4 and whfb8 2.4 list only units and impassable terrain) and overlap no
+        unit nor impassable terrain; with ``may_touch`` given, it must not touch an enemy
+        outside that set."""
+        if on_table and not self.table_eps.covers(area):
             self.err(where, "leaves the table")
         for t in self.terrain:
             if g.overlapping(area, t.shape):
@@ -307,10 +311,13 @@ class _Trial:
                 stays = {s for s in secondary if s in local and
                          g.touching(end_poly, local[s].poly)}
                 touch = may_touch | stays
-            self.check_area(sw, uid, area, touch if uid == cid else None)
+            self.check_area(sw, uid, area, touch if uid == cid else None,
+                            on_table=not (has_move and uid == cid))
             local[uid] = replace(nu, pose=after)
         final_claim = entry.get("final")
         end = local[cid].pose
+        if has_move and entry.get("path") and not self.table_eps.covers(local[cid].poly):
+            self.err(f"{where} final footprint", "leaves the table")
         if self.rules.swept == "front_edge" and entry.get("path"):
             # Only the front edge was swept: the whole footprint must fit where it ends.
             self.check_area(f"{where} final footprint", cid, local[cid].poly,
@@ -335,10 +342,13 @@ class _Trial:
         elif outcome == "caught_fleeing":
             self.world[cid] = replace(self.world[cid], state="disrupted")
             self.world[tid] = replace(self.world[tid], state="destroyed")
-        elif outcome == "failed":
+        elif outcome in ("failed", "target_escaped", "halted"):
+            # A unit that charged cannot move again this turn (tow 1.6), failed or not.
             self.world[cid] = replace(self.world[cid], state="disrupted")
-        elif outcome == "ran_down" and charged in self.world:
-            self.world[charged] = replace(self.world[charged], state="destroyed")
+        elif outcome == "ran_down":
+            self.world[cid] = replace(self.world[cid], state="disrupted")
+            if charged in self.world:
+                self.world[charged] = replace(self.world[charged], state="destroyed")
 
     def check_outcome(self, where: str, e: dict, local: dict[str, _U],
                       before: dict[str, _U]) -> None:

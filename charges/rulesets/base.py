@@ -38,6 +38,11 @@ from ..dice import BEST_TWO_OF_THREE, TWO_D6, DiceRule
 from ..errors import RequestError
 from ..facing_frame import MoveRules
 
+#: Arc shares closer than this are equal (RULES.md 1: "more than half", "a tie"): the areas
+#: are intersected on a grid (geometry.arcs), so an exact half comes out as 0.5 plus or minus
+#: about 1e-11, and a share 1e-7 of a unit's area is far below a shift of EPS_MM.
+SHARE_TOL = 1e-7
+
 
 @dataclass(frozen=True)
 class FacingDecision:
@@ -192,9 +197,9 @@ class Ruleset:
         a tie goes to the flank."""
         best = max(shares.values())
         for name, share in shares.items():
-            if share > 0.5:
+            if share > 0.5 + SHARE_TOL:
                 return name
-        tied = [n for n, v in shares.items() if abs(v - best) <= 1e-9]
+        tied = [n for n, v in shares.items() if abs(v - best) <= SHARE_TOL]
         for flank in ("left", "right"):
             if flank in tied:
                 return flank  # type: ignore[return-value]

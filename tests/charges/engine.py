@@ -57,7 +57,6 @@ from charges.first_pass import (  # noqa: F401
     WHEEL_SAMPLES,
     FirstMove,
     _chunks,
-    _table_reach,
     arrival_clear,
     first_move,
     path_prefilter,

@@ -260,8 +260,10 @@ class Oracle:
         s = float(p @ self.r) - form.width / 2
         return Move(pivot, theta, d1, d2, ppt, alpha, final, s)  # type: ignore[arg-type]
 
-    def _bad(self, area, pre_contact: bool) -> bool:
-        if not self.table_eps.covers(area):
+    def _bad(self, area, pre_contact: bool, stands: bool = True) -> bool:
+        """``stands``: a place where the unit stands (an end of a step), not a step's sweep,
+        which may cross the table edge (tow 1.4)."""
+        if stands and not self.table_eps.covers(area):
             return True
         if self.hard is not None and self.hard.intersects(area):
             return True
@@ -283,7 +285,8 @@ class Oracle:
         front_only = self.rules.swept == "front_edge"
         for i, p in enumerate(poses):
             shape = self._strip(p) if front_only else g.boundary(self.form, p)
-            if self._bad(shape, i < n_pre):
+            # Before the contact position the unit is part way through its move.
+            if self._bad(shape, i < n_pre, stands=i >= n_pre):
                 return False
         order = sorted(range(len(steps)), key=lambda i: not isinstance(steps[i], g.Forward))
         for i in order:
@@ -296,9 +299,10 @@ class Oracle:
                                         else (step.pivot_point, ang * frac)))  # type: ignore[union-attr]
                     after = part.apply(self.form, before)
                     shape = self._strip(after) if front_only else g.boundary(self.form, after)
-                    if self._bad(shape, i < n_pre):
+                    if self._bad(shape, i < n_pre, stands=False):
                         return False
-            if self._bad(self.rules.swept_area(step, self.form, before), i < n_pre):
+            if self._bad(self.rules.swept_area(step, self.form, before), i < n_pre,
+                         stands=False):
                 return False
         return True
 
