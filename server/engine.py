@@ -18,7 +18,7 @@ from charges.request import request_warnings
 from server import models as m
 from server.errors import ClientError, engine_error, validation_errors
 from server.ignored import markers_warnings
-from server.photos import Outcome, Rendering, detect_upload, render_upload
+from server.photos import Outcome, Rendering, detect_upload, refuse_empty, render_upload
 from server.workers import Workers
 
 
@@ -36,6 +36,7 @@ def _unwrap(outcome: Outcome, what: str) -> Any:
 async def detect_scene(workers: Workers, data: bytes, marker_doc: dict[str, Any]
                        ) -> dict[str, Any]:
     """The scene seen in the photo ``data``, detected in a photo worker process."""
+    refuse_empty(data)
     scene = _unwrap(await workers.run_process(detect_upload, data, marker_doc), "detection")
     try:
         m.DetectedScene.model_validate(scene)

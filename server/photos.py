@@ -45,14 +45,34 @@ class Photo:
     thumbnail: bytes
 
 
+def refuse_empty(data: bytes) -> None:
+    """An empty upload is refused where it arrives, before it waits in the photo workers'
+    queue behind other photos (a 400 should not take as long as a detection)."""
+    if not data:
+        raise ClientError(400, "bad_photo", "photo: the file is empty", "photo")
+
+
+_WIDE_GREY = ("I;16", "I;16L", "I;16B", "I;16N", "I")
+
+
+def _to_rgb(img: Image.Image) -> Image.Image:
+    """The picture as 8-bit RGB. A 16-bit greyscale PNG or TIFF (Pillow's mode ``I;16`` or
+    ``I``) is scaled to 8 bits as OpenCV reads it (the top 8 bits), not clipped at 255:
+    Pillow's own conversion turned every value above 255 white (outside testing round 4)."""
+    if img.mode in _WIDE_GREY:
+        grey = np.asarray(img).astype(np.int64)
+        grey8 = (np.clip(grey, 0, 65535) >> 8).astype(np.uint8)
+        return Image.fromarray(grey8, "L").convert("RGB")
+    return img.convert("RGB")
+
+
 def decode_photo(data: bytes, want_thumbnail: bool = True) -> Photo:
     """Decode an uploaded photo fully (Pillow), so a truncated or corrupt file is refused here
     with a message, not half-read into a grey image that detection then misreads.
 
     The EXIF orientation is applied, as a phone's own gallery shows the picture.
     """
-    if not data:
-        raise ClientError(400, "bad_photo", "photo: the file is empty", "photo")
+    refuse_empty(data)
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt = img.format or ""
@@ -64,7 +84,7 @@ def decode_photo(data: bytes, want_thumbnail: bool = True) -> Photo:
             if w * h > MAX_PIXELS:
                 raise too_many_pixels(w * h, f"{w} x {h} pixels")
             img.load()
-            rgb = ImageOps.exif_transpose(img).convert("RGB")
+            rgb = _to_rgb(ImageOps.exif_transpose(img))
     except ClientError:
         raise
     except UnidentifiedImageError:

@@ -32,13 +32,16 @@ def three_marker_warning(view: TableView, trays: list[TrayPose]) -> list[str]:
     return [text + "; a fourth table marker in view makes every position firmer"]
 
 
-def lens_bend_warning(view: TableView) -> str:
-    """The table markers fit their plane far worse than usual with no calibration given: the
-    lens bends the table more than the fitted radial term explains."""
+def lens_bend_warning(view: TableView, scatter_px: float | None = None) -> str:
+    """The table markers fit their plane far worse than the photo's corners scatter (the tray
+    markers' about their squares, ``scatter_px``) with no calibration given: the lens bends
+    the table more than the fitted radial term explains."""
     k1 = float(view.intr.dist[0]) if view.intr.distorted else 0.0
+    usual = (f"the photo's corners scatter by {scatter_px:.2f} px" if scatter_px is not None
+             else f"usually under {USUAL_TABLE_RESIDUAL_PX:g} px")
     return (f"the lens bends the table: the table markers fit the table plane to "
-            f"{view.residual_px:.2f} px through the lens model fitted (k1 = {k1:+.3f}; usually "
-            f"under {USUAL_TABLE_RESIDUAL_PX:g} px), so positions between the markers are "
+            f"{view.residual_px:.2f} px through the lens model fitted (k1 = {k1:+.3f}; "
+            f"{usual}), so positions between the markers are "
             "uncertain (the sigmas are widened for it); a wide-angle or strongly distorting "
             "lens needs --calibration, or 8 table markers round the border")
 

@@ -18,6 +18,7 @@ marker is not seen is listed in ``detection.missing_units`` and left out, never 
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from typing import Any
@@ -41,7 +42,7 @@ from .lens import MODEL_SHARE, LensFit, fit_k1, unexplained_k1
 from .marker_search import aruco_detector, find_markers
 from .markers import MarkerSet, load_markers
 from .poses import tray_poses
-from .table import TableView, calibrate_table
+from .table import TableView, apply_h, calibrate_table
 from .trays import MarkerFix, measure_markers
 from .uncertainty import (
     CORNER_FLOOR_PX,
@@ -85,6 +86,106 @@ def to_gray(image: Any) -> np.ndarray:
         else:
             img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     return np.ascontiguousarray(img)
+
+
+CUT_SHORT_SHARE = 0.02
+"""A photo whose bottom rows (at least this share of its height) are all one flat mid grey was
+decoded from a file cut short or corrupt: libjpeg warns ("premature end of data segment"),
+fills the rest with grey and OpenCV returns the picture as if nothing happened."""
+
+
+def _cut_short(gray: np.ndarray) -> float:
+    """The share of the photo's height, at its bottom, that is one flat grey (a decoder's
+    filling), or 0."""
+    flat = gray.max(axis=1) == gray.min(axis=1)
+    n = int(np.argmin(flat[::-1])) if not flat.all() else len(flat)
+    if n < max(8, CUT_SHORT_SHARE * len(flat)):
+        return 0.0
+    level = int(gray[-1, 0])
+    if not 64 <= level <= 192 or np.any(gray[-n:, 0] != level):
+        return 0.0
+    return n / len(flat)
+
+
+SIDE_MISFIT_PX = 0.25
+"""Table markers' corners misfitting their plane by more than this (per degree of freedom,
+px) ..."""
+SIDE_MISFIT_SHARE = 4.0
+"""... and by this many times more than once one or two markers' single sides are left out:
+those sides are hidden (a hand or a book over the marker) or not straight, not a lens: a lens
+bends every marker, and the plane through the others keeps bending them (outside testing
+round 4: a quad 43 x 50 px in a photo where every other marker was square read as a bent
+table, and the sigmas went to 21 mm)."""
+
+
+def _plane_rms(ideal: np.ndarray, table: np.ndarray, keep: np.ndarray
+               ) -> tuple[float, np.ndarray | None]:
+    H, _ = cv2.findHomography(table[keep], ideal[keep], 0)
+    if H is None:
+        return math.inf, None
+    d2 = np.sum((apply_h(H, table[keep]) - ideal[keep]) ** 2)
+    return float(np.sqrt(d2 / max(2 * int(keep.sum()) - 8, 1))), H
+
+
+def _covered_sides(view: TableView) -> list[tuple[int, int]]:
+    """The table markers' sides (marker id, side k: corners k and k+1) whose corners alone
+    make the table plane misfit (:data:`SIDE_MISFIT_SHARE`): one side, or one side each of two
+    markers, whichever leaves the plane fitting best; none when the misfit is spread."""
+    ideal, table = view.fit_ideal, view.fit_table
+    n = len(ideal)
+    if n < 12 or n != 4 * len(view.used) or len(view.fit_table) != n:
+        return []
+    full, _ = _plane_rms(ideal, table, np.ones(n, bool))
+    if not full > SIDE_MISFIT_PX:
+        return []
+    sides = [(i, k) for i in range(n // 4) for k in range(4)]
+
+    def drop(chosen: tuple[tuple[int, int], ...]) -> np.ndarray:
+        keep = np.ones(n, bool)
+        for i, k in chosen:
+            keep[[4 * i + k, 4 * i + (k + 1) % 4]] = False
+        return keep
+
+    tries: list[tuple[tuple[int, int], ...]] = [(a,) for a in sides]
+    tries += [(a, b) for a in sides for b in sides if a[0] < b[0]]
+    best, best_rms = None, math.inf
+    for chosen in tries:
+        keep = drop(chosen)
+        if keep.sum() < 10:
+            continue
+        rms, _ = _plane_rms(ideal, table, keep)
+        if rms < best_rms - 1e-9:
+            best, best_rms = chosen, rms
+    if best is None or best_rms * SIDE_MISFIT_SHARE > full:
+        return []
+    # One side may be enough: take the pair only when it fits clearly better.
+    singles = [c for c in tries if len(c) == 1 and set(c) <= set(best)]
+    for c in singles:
+        rms, _ = _plane_rms(ideal, table, drop(c))
+        if rms * SIDE_MISFIT_SHARE <= full and rms <= 1.5 * best_rms:
+            best = c
+            break
+    return [(view.used[i], k) for i, k in best]
+
+
+def _mend_sides(table_seen: dict[int, np.ndarray], view: TableView,
+                covered: list[tuple[int, int]]) -> dict[int, np.ndarray]:
+    """The table markers' corners with each covered side's two corners put where the plane
+    through every other corner places them (raw px)."""
+    ideal, table = view.fit_ideal, view.fit_table
+    keep = np.ones(len(ideal), bool)
+    for mid, k in covered:
+        i = view.used.index(mid)
+        keep[[4 * i + k, 4 * i + (k + 1) % 4]] = False
+    _, H = _plane_rms(ideal, table, keep)
+    out = {m: c.copy() for m, c in table_seen.items()}
+    if H is None:
+        return out
+    for mid, k in covered:
+        i = view.used.index(mid)
+        for j in (k, (k + 1) % 4):
+            out[mid][j] = view.intr.distort(apply_h(H, table[4 * i + j][None]))[0]
+    return out
 
 
 def _intrinsics(shape: tuple[int, ...], fov_deg: float | None,
@@ -225,22 +326,27 @@ def _bent_table(view: TableView, found: list[tuple[Any, MarkerFix, np.ndarray]],
     if view.residual_px <= BENT_TABLE_MIN_PX or view.residual_dof <= 0:
         return []
     table_px = math.sqrt(view.residual_ss_px / view.residual_dof)
+    tray_px = None
     if found:
         raws = np.array([raw for _, _, raw in found], np.float64).reshape(-1, 4, 2)
         q = np.array([fix.corners_mm for _, fix, _ in found]).reshape(-1, 4, 2)
         z = np.array([um.height_mm for um, _, _ in found], np.float64)
         ss = square_residuals(view, raws, q, z)
         tray_px = max(math.sqrt(float(ss.sum()) / (4 * len(ss))), CORNER_FLOOR_PX)
-        if table_px <= BENT_TABLE_FACTOR * tray_px and \
-                view.residual_px <= 3 * USUAL_TABLE_RESIDUAL_PX:
+        # Scale-aware: the table's misfit against the corners' own scatter in this photo (an
+        # upscaled or soft photo scatters every corner by more pixels, the lens has no part
+        # in it: outside testing round 4 read 1.5 px of such scatter as a bent table).
+        if table_px <= BENT_TABLE_FACTOR * tray_px:
             return []
+    elif view.residual_px <= 3 * USUAL_TABLE_RESIDUAL_PX:
+        return []
     extra = unexplained_k1(view)
     if extra <= 0:
         return []
     view.k1_sigma = math.hypot(view.k1_sigma, extra)
     if calibrated:  # calibration_warnings says so
         return []
-    return [lens_bend_warning(view)]
+    return [lens_bend_warning(view, tray_px)]
 
 
 def _sort_found(found: list[tuple[int, np.ndarray]], ms: MarkerSet,
@@ -265,23 +371,28 @@ def _sort_found(found: list[tuple[int, np.ndarray]], ms: MarkerSet,
 
 def _units_found(ms: MarkerSet, tray_seen: dict[int, list[np.ndarray]], view: TableView,
                  warnings: list[str]) -> tuple[list[tuple[Any, MarkerFix, np.ndarray]],
-                                               list[str], list[dict[str, Any]]]:
+                                               list[str], list[dict[str, Any]],
+                                               set[tuple[int, int]]]:
     """Each unit's marker measured on the table: the units found (unit, fix, corners), the ids
-    of those not found, and the look-alikes rejected (with ``warnings`` added)."""
+    of those not found, the look-alikes rejected (with ``warnings`` added) and which quads
+    those were (marker id, index in ``tray_seen[id]``)."""
     missing: list[str] = []
     rejected: list[dict[str, Any]] = []
-    looked = [(um, q) for um in ms.units for q in tray_seen.get(um.marker, [])]
-    measured = measure_markers([q for _, q in looked], view, [um for um, _ in looked])
-    by_unit: dict[str, list[tuple[MarkerFix, np.ndarray]]] = {}
-    for (um, q), fix in zip(looked, measured, strict=True):
-        by_unit.setdefault(um.id, []).append((fix, q))
+    bad: set[tuple[int, int]] = set()
+    looked = [(um, i, q) for um in ms.units
+              for i, q in enumerate(tray_seen.get(um.marker, []))]
+    measured = measure_markers([q for _, _, q in looked], view, [um for um, _, _ in looked])
+    by_unit: dict[str, list[tuple[MarkerFix, np.ndarray, int]]] = {}
+    for (um, i, q), fix in zip(looked, measured, strict=True):
+        by_unit.setdefault(um.id, []).append((fix, q, i))
     found_units = []
     for um in ms.units:
         fixes = []
-        for fix, q in by_unit.get(um.id, []):
+        for fix, q, i in by_unit.get(um.id, []):
             if fix.problem:
                 rejected.append({"marker": um.marker, "unit": um.id, "reason": fix.problem})
                 warnings.append(fix.problem)
+                bad.add((um.marker, i))
             else:
                 fixes.append((fix, q))
         if len(fixes) > 1:
@@ -294,8 +405,8 @@ def _units_found(ms: MarkerSet, tray_seen: dict[int, list[np.ndarray]], view: Ta
                             + (", a look-alike was rejected)" if tray_seen.get(um.marker)
                                else ")"))
             continue
-        found_units.append((um, *fixes[0]))
-    return found_units, missing, rejected
+        found_units.append((um, *fixes[0][:2]))
+    return found_units, missing, rejected, bad
 
 
 def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
@@ -314,14 +425,52 @@ def detect_with_view(image: np.ndarray, markers: dict[str, Any] | MarkerSet, *,
     t = time.perf_counter()
     table_kw = dict(fov_deg=fov_deg, calibration=calibration, parallax=parallax,
                     estimate_distortion=estimate_distortion)
-    view, warnings = _table(table_seen, ms, gray.shape, **table_kw)
-    if calibration is None and estimate_distortion:
-        view, warnings = _lens_view(view, warnings, table_seen, tray_seen, ms, gray.shape,
-                                    table_kw)
+    try:
+        view0, warnings0 = _table(table_seen, ms, gray.shape, **table_kw)
+    except DetectionError as e:
+        cut = _cut_short(gray)
+        if cut:
+            raise DetectionError(
+                f"the photo file looks broken: the bottom {cut:.0%} of the picture is one flat "
+                f"grey, as a cut-short or corrupt JPEG decodes ({e})") from None
+        raise
+    covered = _covered_sides(view0)
+    if covered:
+        table_seen = _mend_sides(table_seen, view0, covered)
+        view0, warnings0 = _table(table_seen, ms, gray.shape, **table_kw)
+        ids = sorted({m for m, _ in covered})
+        names = ", ".join(map(str, ids))
+        warnings0.append(
+            f"table marker{'s' * (len(ids) > 1)} {names}: a side is hidden or not straight "
+            f"(partly covered?), so {'their' if len(ids) > 1 else 'its'} other corners placed "
+            "the table; uncover them for a firmer calibration")
+    view, warnings = view0, list(warnings0)
+    fit_lens = calibration is None and estimate_distortion
+    if fit_lens:
+        view, warnings = _lens_view(copy.copy(view0), list(warnings0), table_seen, tray_seen,
+                                    ms, gray.shape, table_kw)
     timings["table"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
-    found_units, missing, rejected = _units_found(ms, tray_seen, view, warnings)
+    found_units, missing, rejected, bad = _units_found(ms, tray_seen, view, list(warnings))
+    excluded: set[tuple[int, int]] = set()
+    for _ in range(2):
+        # A look-alike (or a marker printed at another scale) that entered the lens fit is
+        # evidence of a lens that is not there: fit again without the quads rejected, and
+        # measure the units through that lens (outside testing round 4, F2).
+        in_fit = {(m, i) for m, qs in tray_seen.items() for i in range(len(qs))
+                  if sum((m, j) not in excluded for j in range(len(qs))) == 1}
+        if not fit_lens or not bad & in_fit:
+            break
+        excluded |= bad
+        lens_seen = {m: [q for i, q in enumerate(qs) if (m, i) not in excluded]
+                     for m, qs in tray_seen.items()}
+        view, warnings = _lens_view(copy.copy(view0), list(warnings0), table_seen, lens_seen,
+                                    ms, gray.shape, table_kw)
+        found_units, missing, rejected, bad = _units_found(ms, tray_seen, view,
+                                                           list(warnings))
+        bad -= excluded
+    found_units, missing, rejected, _ = _units_found(ms, tray_seen, view, warnings)
     warnings += _bent_table(view, found_units, calibration is not None)
     trays, scatter, t_edges = tray_poses(gray, view, found_units, refine=refine,
                                          calibrated=calibration is not None)

@@ -71,7 +71,8 @@ def measure_markers(raws: list[np.ndarray], view: TableView,
         if (abs(side[i] - size) > SIZE_TOL * size
                 or np.any(np.abs(sides[i] - size) > 1.5 * SIZE_TOL * size)):
             problem = (f"marker {unit.marker} ('{unit.id}') measures {side[i]:.1f} mm on the "
-                       f"table, not {size:g} mm: not that tray's marker, rejected")
+                       f"table, not {size:g} mm: " + _size_cause(side[i] / size, size)
+                       + ", rejected")
         else:
             off = np.flatnonzero(np.abs(ang[i] - 90) > SQUARE_TOL_DEG)
             if off.size:
@@ -80,6 +81,19 @@ def measure_markers(raws: list[np.ndarray], view: TableView,
         out.append(MarkerFix(centre[i], float(facing[i]), float(side[i]), q[i],
                              float(px_side[i] / side[i]), problem))
     return out
+
+
+def _size_cause(ratio: float, size: float) -> str:
+    """Why a marker measures ``ratio`` times its printed size, in words. Larger by up to 40%:
+    its corners may have been found on the white margin round it (nested squares, the tray
+    dark outside the margin: both decode as the marker), which a wider margin cures, or it is
+    printed at another scale (outside testing round 4, F3)."""
+    if 1 < ratio <= 1.4:
+        margin = max(3.0, size / 6)
+        return (f"its corners were found on the white margin round it (cut it with a wider "
+                f"margin, {margin:.0f} mm or more) or it is printed larger than markers.json "
+                "says, or it is not that tray's marker")
+    return "not that tray's marker (or printed at another scale)"
 
 
 def quad_poses(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
