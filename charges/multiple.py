@@ -34,7 +34,7 @@ from .facing_frame import T9A_MOVES, MoveRules
 from .front_edge import strip_of, unit_move
 from .plan import SearchMemo, SearchPlan
 from .refine import polish_move
-from .request import ChargeDecl, Request
+from .request import ChargeDecl, Request, roll_for
 from .resolution import (
     Resolution,
     _fail,
@@ -333,9 +333,10 @@ def resolve_multiple(scene: g.Scene, group: list[ChargeDecl], req: Request,
     results = {d: assess(scene, units[d.charger], target, req.ruleset, d,
                          req.facing_roll.get(d.charger),
                          declared=declared[d] if declared else None) for d in group}
-    if req.dice is not None:
-        for d in group:
-            apply_dice(results[d], req.dice[d.charger])
+    for d in group:
+        roll = roll_for(req, d.charger, results[d].declaration.declarable)
+        if roll is not None:
+            apply_dice(results[d], roll)
     for d in group:
         if not results[d].declaration.declarable:
             results[d].outcome = "impossible"

@@ -190,11 +190,22 @@ def _parse_dice(raw: Any, scene: g.Scene, decls: list[ChargeDecl], ruleset: Rule
         if any(not 1 <= d <= 6 for d in roll):
             raise RequestError(f"{where}: every die must be 1 to 6, got {roll}")
         out[uid] = tuple(roll)
-    missing = chargers - set(out)
-    if missing:
-        raise RequestError(f"dice: no roll given for {', '.join(sorted(missing))} "
-                           "(give dice for every charger, or none for odds only)")
+    # A charger without dice is asked for them only if its charge can be declared
+    # (roll_for): no roll is made for one that cannot (RULES.md 2).
     return out
+
+
+def roll_for(req: Request, charger: str, declarable: bool) -> tuple[int, ...] | None:
+    """The dice rolled for ``charger``: None for odds only (no dice at all), or for a charge
+    that cannot be declared and was given none; a declarable one without dice is refused by
+    name."""
+    if req.dice is None:
+        return None
+    roll = req.dice.get(charger)
+    if roll is None and declarable:
+        raise RequestError(f"dice: no roll given for {charger} (give dice for every charger "
+                           "that can declare its charge, or none for odds only)")
+    return roll
 
 
 # -- warnings: what a request holds that the ruling does not read ------------------------------

@@ -13,7 +13,7 @@ from .declaration import Declaration, declare
 from .dice import by_count
 from .flee import Flight, flee
 from .report import sigma_mm, to_json
-from .request import ChargeDecl, Request, parse_request, request_warnings
+from .request import ChargeDecl, Request, parse_request, request_warnings, roll_for
 from .resolution import (
     Resolution,
     apply_dice,
@@ -119,8 +119,9 @@ def rule(request: dict) -> dict:
                              decl, req.facing_roll.get(decl.charger),
                              declared=declared[decl] if declared else None)
                 res.on_accidental = req.on_accidental_contact.get(decl.charger, "halt")
-                if req.dice is not None:
-                    apply_dice(res, req.dice[decl.charger])
+                roll = roll_for(req, decl.charger, res.declaration.declarable)
+                if roll is not None:
+                    apply_dice(res, roll)
                 resolve(current, res, req.ruleset)
                 apply_outcome(units, res)
                 results.append(res)

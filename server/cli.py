@@ -48,7 +48,7 @@ def sample_path(name: str) -> Path:
 
 def read_json(path: Path, what: str) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM, as Notepad saves, is fine
     except OSError as e:
         raise InputError(f"{what} {path}: cannot read ({e.strerror})") from None
     except UnicodeDecodeError:

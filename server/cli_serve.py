@@ -5,7 +5,9 @@ Registered on ``server.cli.app`` when that module imports this one.
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -54,6 +56,7 @@ def serve(
     if not 0 < read_timeout <= 3600:
         raise InputError(f"--read-timeout: must be more than 0 and at most 3600 seconds, not "
                          f"{read_timeout:g}")
+    _check_listen(host, port)
     try:
         procs = detect_processes if detect_processes is not None else \
             max(1, (os.cpu_count() or 2) - 1)
@@ -66,5 +69,31 @@ def serve(
               f"(API docs at /docs)", highlight=False)
     # On SIGTERM, requests in flight get a few seconds; a long ruling is not waited for. A
     # request that stalls while it arrives is answered 408 and closed (server/slow_clients.py).
-    uvicorn.run(application, host=host, port=port, log_level="info", access_log=False,
-                timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=timed_h11(read_timeout))
+    try:
+        uvicorn.run(application, host=host, port=port, log_level="info", access_log=False,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=timed_h11(read_timeout))
+    except SystemExit as e:
+        if e.code == 3:  # uvicorn's startup failure: the address was taken meanwhile
+            raise InputError(f"--port {port}: could not listen on {host}:{port} (see the "
+                             "error above)") from None
+        raise
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Refuse, naming the option, an address the server cannot listen on, before anything is
+    advertised (DESIGN.md: bad input exits 2 naming the field; uvicorn's own failure exits
+    3 after the banner has sent the user to whatever holds the port)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as e:
+        raise InputError(f"--host {host}: not an address this machine has ({e})") from None
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise InputError(f"--port {port}: address {host}:{port} already in use (is "
+                                 "another umpire running? choose another --port)") from None
+            raise InputError(f"--host {host}: cannot listen there ({e.strerror or e})") from None

@@ -846,7 +846,7 @@ def _title_lines(sc: g.Scene, ruling: dict | None) -> list[str]:
             bits.append(f"{ch['facing']} facing")
         if _inches(ch, "distance") is not None:
             bits.append(f"{_fmt_in(_inches(ch, 'distance'))} away")
-        if ch.get("needed_in") is not None:
+        if ch.get("needed_in") is not None and ch.get("declarable") is not False:
             odds = ch.get("odds")
             bits.append(f"needs {ch['needed_in']:g}\"" +
                         (f" ({format_chance(odds, 0)})" if isinstance(odds, int | float) else ""))

@@ -678,10 +678,12 @@ function renderOdds(ruling) {
         (c.facing_contested && state.facingRoll[c.charger]
           ? ` (facing roll ${state.facingRoll[c.charger]})` : "") +
         `, ${fmt(inches(c))}" away` +
-        (c.needed_in != null ? `, needs ${c.needed_in} on the dice` : ""),
+        (ok && c.needed_in != null ? `, needs ${c.needed_in} on the dice` : ""),
     }));
     if (!ok && c.reasons && c.reasons.length) card.append(el("div", { text: c.reasons.join(" ") }));
     list.append(card);
+    // No roll is made for a charge that cannot be declared (RULES.md 2): no box for it.
+    if (!ok) continue;
     const n = diceCount(c);
     const id = `dice-${c.charger}`;
     inputs.append(el("div", { class: "row" },
@@ -833,7 +835,7 @@ function chargeDetails(c, dice) {
     ["Declarable", c.declarable === false ? `no: ${(c.reasons || []).join(" ")}` : "yes"],
     ["Facing charged", c.facing || "–"],
     ["Distance", `${fmt(inches(c))}" (${fmt(c.distance_mm, 1)} mm)`],
-    ["Dice needed", c.needed_in ?? "–"],
+    ["Dice needed", c.declarable === false ? "–" : (c.needed_in ?? "–")],
     ["Chance before rolling", pct(c.odds)],
     ["Dice rolled", dice && dice[c.charger] ? dice[c.charger].join(", ") : "–"],
     ["Charge range", c.range_in != null ? `${fmt(c.range_in, 1)}"` : "–"],

@@ -79,3 +79,18 @@ def test_a_charger_whose_target_escaped_cannot_charge_again():
     c = second["charges"][0]
     assert c["declarable"] is False
     assert any("only a ready unit may charge" in r for r in c["reasons"])
+
+
+def test_a_charge_that_cannot_be_declared_needs_no_dice():
+    """RULES.md 2: no roll is made for a charge that cannot be declared, so a multiple charge
+    with dice for the others is ruled (knights, outside the archers' front arc, is
+    ``impossible`` with no roll); a declarable charger without dice is still asked for them
+    by name."""
+    req = json.loads((CASES / "undeclarable_charger_without_dice.json").read_text())
+    by = {c["charger"]: c for c in charges.rule(copy.deepcopy(req))["charges"]}
+    assert by["knights"]["declarable"] is False and by["knights"]["outcome"] == "impossible"
+    assert by["knights"]["range_in"] is None
+    assert by["swordsmen"]["range_in"] == 12.0  # M 4 + 3 + 5
+    req["dice"] = {"knights": [3, 4, 5]}
+    with pytest.raises(charges.RequestError, match="no roll given for swordsmen"):
+        charges.rule(req)

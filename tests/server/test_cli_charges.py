@@ -88,3 +88,13 @@ def test_a_facing_roll_written_wrongly_is_shown_as_one_die():
                                          r"e.g. knights=4\)"):
         parse_dice(["3"], "--facing-roll")
     assert parse_dice(["knights=4"], "--facing-roll") == {"knights": [4]}
+
+
+def test_a_scene_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """Windows Notepad saves UTF-8 with a BOM; the server and the page read such files, so
+    the CLI does too (it said "not valid JSON (Unexpected UTF-8 BOM ...)")."""
+    bom = tmp_path / "scene_bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + SAMPLE.read_bytes())
+    r = run("charge", str(bom), "--charger", "knights", "--target", "spears", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["charges"][0]["charger"] == "knights"
