@@ -59,7 +59,7 @@ def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Cand
     which a wheel closer to the final facing makes smaller. The grid gave the first legal
     turn in 1-degree steps; bisection between it and one grid step less finds where the turn
     stops clearing."""
-    from .shortest import slot_of
+    from .shortest import nearest_reachable, slot_of
 
     slot = slot_of(cand.family, cand.align_point, frame)
     alpha = cand.align_deg
@@ -68,6 +68,12 @@ def _least_turn(form: g.Formation, start: g.Pose, frame: FacingFrame, cand: Cand
     while abs(hi - lo) > TURN_RESOLUTION_DEG:
         mid = (lo + hi) / 2
         c = candidate_at(form, start, frame, slot, cand.s, cand.wheel_deg + mid)
+        if c is None:
+            # The wheel cannot reach this end offset: the nearest it reaches (a smaller turn
+            # is priority 2, before the models that offset puts in contact, RULES.md 4).
+            near = nearest_reachable(form, start, frame, slot, cand.s, cand.wheel_deg + mid)
+            if near is not None:
+                c = candidate_at(form, start, frame, slot, near, cand.wheel_deg + mid)
         if c is not None and abs(c.align_deg) < abs(good.align_deg) and \
                 c.length <= max_length + 1e-6 and check_candidate(
                 form, start, c, tbody, world, target_turns=True, target_world=target_world,

@@ -92,10 +92,12 @@ def slot_offsets(slot: int, width: float, length: float) -> tuple[float, float]:
 
 
 def distances(form: g.Formation, start: g.Pose, frame: object, slot: int, s: np.ndarray,
-              theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              theta: np.ndarray, clip: bool = True
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """d1, d2 and whether the path exists (both >= 0, wheel within 90 degrees, the align on
     its own side) for end offsets ``s`` and wheels ``theta`` (broadcast together), by the same
-    closed form as the candidate table (search._path_distances)."""
+    closed form as the candidate table (search._path_distances). ``clip=False``: d1 and d2
+    as solved, negative where the path does not exist (affine in ``s`` for one wheel)."""
     from .candidates import _forward_solution, _path_distances, _wrap
     from .facing_frame import _flush_centres
 
@@ -121,8 +123,42 @@ def distances(form: g.Formation, start: g.Pose, frame: object, slot: int, s: np.
     ok &= np.abs(th) <= 90 + 1e-9
     if slot != FLUSH:
         ok &= (al * _ALIGN_SIGN[slot] > 1e-6) & (np.abs(al) < 180 - 1e-6)
+    if not clip:
+        return d1.reshape(shape), d2.reshape(shape), ok.reshape(shape)
     return (np.maximum(d1, 0.0).reshape(shape), np.maximum(d2, 0.0).reshape(shape),
             ok.reshape(shape))
+
+
+def nearest_reachable(form: g.Formation, start: g.Pose, frame: object, slot: int, s: float,
+                      theta: float) -> float | None:
+    """The end offset nearest ``s`` that a path of family ``slot`` wheeling ``theta`` reaches
+    (both forward moves >= 0, within the slot's offsets), or None. For one wheel the
+    distances are affine in the offset (the final centre and the pivot slide along the
+    facing), so the reachable offsets are an interval, solved from its two ends."""
+    if slot == FLUSH:
+        return None
+    lo, hi = slot_offsets(slot, form.width, frame.length)  # type: ignore[attr-defined]
+    d1, d2, ok = distances(form, start, frame, slot, np.array([lo, hi]),
+                           np.array([theta, theta]), clip=False)
+    if not ok.any() and (min(d1) < 0 or min(d2) < 0) and \
+            (max(d1) < 0 or max(d2) < 0):
+        return None
+    a, b = lo, hi
+    for v0, v1 in ((d1[0], d1[1]), (d2[0], d2[1])):
+        if not (math.isfinite(v0) and math.isfinite(v1)):
+            return None
+        if abs(v1 - v0) <= 1e-12:
+            if v0 < 0:
+                return None
+            continue
+        root = lo + (hi - lo) * (0.0 - v0) / (v1 - v0)
+        if v1 > v0:
+            a = max(a, root)
+        else:
+            b = min(b, root)
+    if a > b:
+        return None
+    return min(max(s, a), b)
 
 
 def _length(form: g.Formation, d1: np.ndarray, d2: np.ndarray, theta: np.ndarray
