@@ -168,7 +168,10 @@ def rally(
 @hex_app.command()
 def cup(
     position: PositionArg,
-    seed: Annotated[int | None, typer.Option("--seed", help="Simulate the draw.")] = None,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="Simulate the draw with this seed. Without --seed or --order the draw "
+        "uses a fresh random seed, printed (and given as the ruling's seed) so that --seed N "
+        "replays it.")] = None,
     order: Annotated[str | None, typer.Option("--order", help="Replay: chits in order, "
                                               "comma-separated.")] = None,
     rules_data: RulesData = None, option: Options = None, as_json: AsJson = False,

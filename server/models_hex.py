@@ -347,7 +347,8 @@ class RallyRequest(LbRequest):  # type: ignore[misc, valid-type]
 
 
 class CupRequest(LbRequest):  # type: ignore[misc, valid-type]
-    """La Bataille chit cup (HEX.md 8.1-8.2): simulate with ``seed`` or replay an ``order``."""
+    """La Bataille chit cup (HEX.md 8.1-8.2): simulate with ``seed`` or replay an ``order``;
+    with neither, the draw uses a fresh random seed, given in the ruling's ``seed``."""
 
     model_config = _example("quatre-bras", seed=4)
 

@@ -232,12 +232,56 @@ def _count_rules(ctx: Context, stacks: list[Stack], groups: list[Group],
                    units=[st.units[0].id])
 
 
-def approach_distance(ctx: Context, units: list[HexUnit]) -> int | None:
-    """Apilamiento: the stack rolls to approach with its units' lowest distance."""
-    found = [m.distance for m in ctx.position.markers
-             if m.unit in {u.id for u in units} and m.distance is not None]
+def _assault_markers(ctx: Context, u: HexUnit) -> list[Any]:
+    return [m for m in ctx.position.markers if m.kind == "assault" and m.unit == u.id]
+
+
+def approach_distance(ctx: Context, units: list[HexUnit], hexes: list[hg.Hex]) -> int | None:
+    """Apilamiento: the stack rolls to approach with its units' lowest distance, each unit's
+    the distance of its assault marker on the assaulted hexes ``hexes`` (HEX.md 7.1, 14; or on
+    its own hex once Mayhem has advanced it there, 7.2); a marker on another hex is another
+    assault's and does not count."""
+    found = []
+    for u in units:
+        found += [m.distance for m in _assault_markers(ctx, u) if m.distance is not None
+                  and (m.target_hex is None or m.target_hex in hexes
+                       or m.target_hex in u.hexes)]
     found += [u.get("distance") for u in units if isinstance(u.get("distance"), int)]
     return min(found) if found else None
+
+
+def _marked_elsewhere(ctx: Context, units: list[HexUnit], hexes: list[hg.Hex]) -> None:
+    """HEX.md 7.1-7.2: in the assault segment a unit whose assault marker targets another
+    hex has declared its assault there; it cannot assault these hexes (refused
+    ``ASSAULT_MARKER_OTHER_TARGET``). While assaults are declared (the maneuver segment) the
+    request is the declaration, and the reason is a note. Either way the marker's distance
+    belongs to that other assault and is not the approach distance here."""
+    resolving = ctx.position.turn.get("phase") == "assault"
+    for u in units:
+        for m in _assault_markers(ctx, u):
+            if m.target_hex is None or m.target_hex in hexes or m.target_hex in u.hexes:
+                continue
+            (ctx.refuse if resolving else ctx.note)(
+                "ASSAULT_MARKER_OTHER_TARGET", "Apilamiento",
+                f"{u.id}'s assault marker targets {list(m.target_hex)}, not "
+                f"{', '.join(str(list(h)) for h in hexes)}"
+                + (": in the assault segment a stack assaults the target it is marked "
+                   "against" if resolving else ": its distance is that assault's, not this "
+                   "one's"), units=[u.id], hexes=[m.target_hex])
+
+
+def _one_side(ctx: Context, units: list[HexUnit]) -> list[HexUnit]:
+    """HEX.md 7.1: an assault is made by friendly stacks (one side's units); a unit of the
+    other side listed among the assaulters is refused (``ASSAULT_NOT_FRIENDLY``) and left
+    out, so it adds nothing to the melee."""
+    side = units[0].side
+    for i, u in enumerate(units):
+        if u.side != side:
+            ctx.refuse("ASSAULT_NOT_FRIENDLY", "Restricciones a un asalto", f"{u.id} "
+                       f"(assault[{i}]) is a unit of {u.side}: the assault is {side}'s "
+                       f"({units[0].id}); only friendly stacks combine in one assault",
+                       units=[u.id])
+    return [u for u in units if u.side == side]
 
 
 def stack_order(ctx: Context, st: Stack, joiners: list[HexUnit]) -> list[str]:
@@ -307,13 +351,16 @@ def resolve(ctx: Context, assault: Any = None, target: Any = None, join: Any = N
         raise HexRequestError("assault" if not units else "target",
                               "an assault needs --assault ID and --target ID_OR_Q,R")
     side = units[0].side
+    units = _one_side(ctx, units)
     stacks = _stacks(ctx, units)
     groups, empty = _targets(ctx, raw_targets, side)
     for st in stacks:
         _whole_stack(ctx, st)
     deflection = [d for st in stacks if (d := _deflected(ctx, st))]
     if empty:
-        return mayhem(ctx, stacks, empty, approach_distance(ctx, units))
+        return mayhem(ctx, stacks, empty, approach_distance(ctx, units, empty[:1]))
+    assaulted = [h for g in groups for h in g.hexes]
+    _marked_elsewhere(ctx, [u for st in stacks for u in st.units], assaulted)
     fronts = {i: [_contact(ctx, st, g, any(_touches(st, o) for o in groups if o is not g))
                   for g in groups] for i, st in enumerate(stacks)}
     _count_rules(ctx, stacks, groups, fronts)
@@ -331,7 +378,7 @@ def resolve(ctx: Context, assault: Any = None, target: Any = None, join: Any = N
                  "suffers every result, applied after all its melees; it may advance or make "
                  "Impetus only if every target was forced to retreat, and follows only one",
                  units=[u.id for st in stacks for u in st.units])
-    dist = approach_distance(ctx, [u for st in stacks for u in st.units])
+    dist = approach_distance(ctx, [u for st in stacks for u in st.units], assaulted)
     ctx.say(f"{', '.join(u.id for u in units)} assault "
             f"{'; '.join(', '.join(u.id for u in g.units) for g in groups)}: "
             + (("legal." if not ctx.missing else "not refused so far, but a check needs "

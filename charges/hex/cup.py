@@ -10,15 +10,19 @@ initiative side (D-17). A maneuver-unit chit activates its owner's unit whoever 
 from __future__ import annotations
 
 import random
+import secrets
 from typing import Any
 
 from .errors import HexRequestError
 from .firecheck import not_top
-from .position import Position
+from .position import ACTION_CHITS, Position
 from .rally import rally_blocker
 from .ruling import Context
 
-ACTIONS = ("reinforcements", "artillery", "leaders", "rally")
+ACTIONS = ACTION_CHITS
+#: A draw without ``seed`` or ``order`` gets a fresh seed below this, reported in the ruling
+#: (``seed``) so that ``--seed N`` replays it (HEX.md 8.1: the simulator is seeded).
+FRESH_SEED_BELOW = 2**31
 RULE = "Segmento de Maniobra"
 
 
@@ -170,7 +174,13 @@ def resolve(ctx: Context, seed: Any = None, order: Any = None) -> dict:
     else:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise HexRequestError("seed", f"{seed!r} is not a whole number", "BAD_SEED")
-        draws_list = shuffled(chits, 0 if seed is None else seed)
+        if seed is None:
+            # HEX.md 8.1: a random draw, but a seeded one: a fresh seed each time, reported
+            # so the same draw can be replayed with --seed N.
+            seed = secrets.randbelow(FRESH_SEED_BELOW)
+            ctx.say(f"No seed was given: this draw used the fresh random seed {seed} "
+                    f"(replay it with --seed {seed}).")
+        draws_list = shuffled(chits, seed)
     drawers = _drawers(ctx, len(draws_list))
     draws, seen = [], set()
     for n, (chit, drawer) in enumerate(zip(draws_list, drawers, strict=True), start=1):

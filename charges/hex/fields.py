@@ -73,6 +73,10 @@ class Reader:
             raise self.fail("FIELD_INVALID", field, f"must be a whole number, not {value!r}")
         value = int(value)
         if (low is not None and value < low) or (high is not None and value > high):
+            if high is None:
+                raise self.fail(code, field, f"{value}: must be {low} or more")
+            if low is None:
+                raise self.fail(code, field, f"{value}: must be {high} or less")
             raise self.fail(code, field, f"{value} is outside {low}..{high}")
         return value
 

@@ -20,6 +20,9 @@ from .fields import Reader, entries
 SCHEMA = "umpire.hex-position/1"
 PHASES = ("close_combat", "movement", "maneuver", "assault")
 MORALE_STATES = ("good", "shaken", "broken")
+#: The four action chits of the La Bataille cup (HEX.md 8.1, 14: ``--order`` names them and
+#: the maneuver-unit ids in one list, so no maneuver unit may be called like one).
+ACTION_CHITS = ("reinforcements", "artillery", "leaders", "rally")
 
 
 @dataclass
@@ -180,11 +183,20 @@ def _read_map(data: dict) -> HexMap:
     hm = HexMap(layout=rd.string(m, "layout", "flat", ("flat", "pointy")),
                 hex_flats_mm=rd.number(m, "hex_flats_mm", 19.05), labels=labels,
                 default_terrain=rd.string(m, "default_terrain", "clear"))
+    # HEX.md 14: one entry per listed hex and per hexside (stored once): a second entry would
+    # give it two terrains or features, and which one counted would depend on the order.
+    listed: dict[Hex, str] = {}
     for hr, item in entries(m, "hexes", labels):
         hr.where = f"map.{hr.where}"
         h = hr.hex(item["label"] if "q" not in item and "label" in item else item, "q, r")
+        if h in listed:
+            raise hr.fail("HEX_DUPLICATE", "q, r", f"{hr.where}: hex {list(h)} is already "
+                          f"listed as {listed[h]}; a hex has one entry (one terrain)",
+                          hexes=[list(h)])
+        listed[h] = hr.where
         hm.terrain[h] = hr.string(item, "terrain", hm.default_terrain)
         hm.info[h] = item
+    sides: dict[tuple[int, int, int], str] = {}
     for sr, item in entries(m, "hexsides", labels):
         sr.where = f"map.{sr.where}"
         h = sr.hex(item, "q, r")
@@ -193,6 +205,12 @@ def _read_map(data: dict) -> HexMap:
             raise sr.fail("FIELD_MISSING", "side", "is required (0-5)")
         sr.string(item, "feature")
         sid = hexside_id(h, k)
+        if sid in sides:
+            raise sr.fail("HEXSIDE_DUPLICATE", "q, r, side",
+                          f"{sr.where}: side {k} of {list(h)} is the hexside {list(sid)} "
+                          f"(canonical), already listed as {sides[sid]}; a hexside is "
+                          f"stored once, with one feature", hexes=[list(h)])
+        sides[sid] = sr.where
         high = sr.string(item, "high_side", None, ("this", "other"))
         if sid[:2] != h and high is not None:
             high = "other" if high == "this" else "this"
@@ -411,27 +429,72 @@ def _read_leaders(data: dict, pos: Position) -> None:
 
 
 def _read_markers(data: dict, pos: Position) -> None:
+    """``markers`` (HEX.md 14): a marker's unit is a unit of the position and its
+    ``target_hex`` a hex of the map (``UNIT_HEX_OFF_MAP``, as for units and leaders). An
+    assault marker's target is adjacent to its unit (``ASSAULT_NOT_ADJACENT``; or the unit's
+    own hex, once Mayhem has advanced it into its vacated target, HEX.md 7.2), and a unit
+    carries one assault marker: two would split its assault between two targets
+    (``ASSAULT_SPLIT_TARGETS``, 7.1)."""
+    marked: dict[str, tuple[str, Hex | None]] = {}
     for rd, item in entries(data, "markers", pos.map.labels):
         kind = rd.name(item, "kind")
         uid = rd.string(item, "unit")
         if uid is not None and uid not in pos.by_id:
             raise rd.fail("UNKNOWN_UNIT", "unit", f"'{uid}' is not a unit of the position")
         target = item.get("target_hex")
-        pos.markers.append(Marker(kind, uid, None if target is None
-                                  else rd.hex(target, "target_hex"),
-                                  rd.integer(item, "distance", None, 0), item))
+        th = None if target is None else rd.hex(target, "target_hex")
+        if th is not None and not pos.map.on_map(th):
+            raise rd.fail("UNIT_HEX_OFF_MAP", "target_hex", f"{list(th)} is off the map",
+                          units=[uid] if uid else [], hexes=[list(th)])
+        if kind == "assault" and uid is not None:
+            unit = pos.by_id[uid]
+            if th is not None and not any(distance(h, th) <= 1 for h in unit.hexes):
+                raise rd.fail("ASSAULT_NOT_ADJACENT", "target_hex",
+                              f"{list(th)} is not adjacent to '{uid}' at "
+                              f"{[list(h) for h in unit.hexes]}: an assault marker targets "
+                              f"a neighbouring hex", units=[uid], hexes=[list(th)])
+            if uid in marked:
+                first, at = marked[uid]
+                raise rd.fail("ASSAULT_SPLIT_TARGETS", "unit",
+                              f"'{uid}' already carries the assault marker {first}"
+                              + (f" (on {list(at)})" if at is not None else "")
+                              + "; a unit assaults one target, with one marker",
+                              units=[uid], hexes=[list(h) for h in (at, th) if h is not None])
+            marked[uid] = (rd.where, th)
+        pos.markers.append(Marker(kind, uid, th, rd.integer(item, "distance", None, 0), item))
 
 
 def _read_cup(data: dict, pos: Position) -> None:
-    known = set(pos.by_id) | set(pos.leaders_by_id)
+    """``maneuver_units`` (HEX.md 8.1, 14): each with an id that is not an action chit's name
+    (``--order`` lists both in one list), a side, and units or leaders of that side, each in
+    one maneuver unit only."""
+    owner: dict[str, str] = {}
     for rd, item in entries(data, "maneuver_units"):
+        where = rd.where
         mid = rd.name(item, "id")
         rd = Reader(f"{rd.where} '{mid}'")
-        rd.name(item, "side")
+        if mid.lower() in ACTION_CHITS or mid.rpartition(":")[2].lower() in ACTION_CHITS:
+            raise rd.fail("MU_ID_IS_ACTION_CHIT", "id", f"{where}.id {mid!r} is the name of "
+                          f"an action chit ({', '.join(ACTION_CHITS)}); the cup and --order "
+                          f"would not tell the two chits apart: give the maneuver unit "
+                          f"another id")
+        side = rd.name(item, "side")
         item = {**item, "units": rd.str_list(item, "units")}
         for uid in item["units"]:
-            if uid not in known:
+            if uid not in pos.by_id and uid not in pos.leaders_by_id:
                 raise rd.fail("UNKNOWN_UNIT", "units", f"'{uid}' is not a unit or leader")
+            other = (pos.by_id.get(uid) or pos.leaders_by_id[uid]).side
+            if other != side:
+                raise rd.fail("MU_UNIT_OTHER_SIDE", "units", f"{where}.units: '{uid}' is a "
+                              f"unit of {other}; a maneuver unit of {side} is formed from "
+                              f"{side}'s own units", units=[uid])
+            if uid in owner:
+                again = "twice in this maneuver unit" if owner[uid] == mid else \
+                    f"already in maneuver unit '{owner[uid]}'"
+                raise rd.fail("MU_UNIT_DUPLICATE", "units", f"{where}.units: '{uid}' is "
+                              f"listed {again}; a unit belongs to one maneuver unit",
+                              units=[uid])
+            owner[uid] = mid
         if any(m["id"] == mid for m in pos.maneuver_units):
             raise rd.fail("UNIT_ID_DUPLICATE", "id", "another maneuver unit has this id")
         pos.maneuver_units.append(item)

@@ -1,7 +1,12 @@
 """Routes of a La Bataille rally move (HEX.md 8.3, D-18 to D-20): movement-point costs from the
-rules data (``tec_mp``, ``tec_mp_hexside``, ``go_terrain``), a Dijkstra search forward from the
-unit and backward from the hexes within the leader's command range, and the most-straight
-least-cost route (D-19)."""
+rules data (``tec_mp``, ``tec_mp_hexside``, ``go_terrain``), a least-cost search forward from
+the unit (A*, i.e. Dijkstra guided by the hexes still to go to the command range, stopping once
+every hex as cheap as the first goal is settled) and backward from the goals, and the
+most-straight least-cost route (D-19).
+
+The search is exact: nothing clips it short of the goal. It is bounded by the map's bounds
+when the map has them; on an unbounded map (HEX.md 14) by the region outside which every hex is
+the same (:meth:`Routes._region`), and in any case by :data:`MAX_SEARCH` hexes."""
 
 from __future__ import annotations
 
@@ -14,36 +19,55 @@ from .position import HexUnit
 from .ruling import Context
 
 INF = float("inf")
+_UNSET = object()
 GO_EXEMPT = ("skirmish", "road_column", "disordered", "pgd")
-#: How many hexes of detour the search allows on each side of the straight way to the leader
-#: (HEX.md 14: the map is unbounded unless it gives bounds): at least this many ...
-SEARCH_MARGIN = 6
-#: ... and at most this many, however large the allowance: the search region is the ellipse of
-#: hexes ``h`` with ``d(start, h) + d(h, leader) <= d(start, leader) + 2 * margin``, so its
-#: size depends on the distance to the leader and this margin, never on the allowance alone.
-MAX_MARGIN = 12
+#: The most hexes one route search settles. A least-cost route 100 hexes long over open
+#: ground settles a few thousand; a search that needs more than this (a detour of hundreds of
+#: hexes around a wall the position lists, on a huge or unbounded map) is refused, naming the
+#: unit, instead of running for minutes.
+MAX_SEARCH = 150_000
+#: How far beyond everything the position places (listed hexes and hexsides, units, leader,
+#: the start and the command range) an unbounded map's search region reaches: outside it all
+#: hexes cost the same, so a route never needs to go further out than its outer ring.
+REGION_MARGIN = 2
 
 
-def _dijkstra(sources: list[hg.Hex], expand, until=None) -> dict[hg.Hex, float]:
+def _cube(h: hg.Hex) -> tuple[int, int, int]:
+    return h[0], h[1], -h[0] - h[1]
+
+
+def _dijkstra(sources: list[hg.Hex], expand, until=None, guide=None,
+              budget: int | None = None, over=None, keep=None) -> dict[hg.Hex, float]:
     """Least cost from ``sources`` to every hex; ``expand(h)`` yields ``(next, cost)`` with
-    cost None for a step that may not be taken. ``until(h)`` true for a popped hex fixes the
-    best cost: the search stops once every hex of that cost has been settled (each hex of
-    cost <= the best is then final)."""
+    cost None for a step that may not be taken (every step costs at least 1). ``until(h)``
+    true for a popped hex fixes the best cost: the search stops once every hex that could
+    lie on a route of that cost has been settled. ``guide(h)`` (A*) is a lower bound of the
+    cost still to pay from ``h`` to a goal, 0 on a goal, that falls by at most 1 a step; every
+    hex on a least-cost route is then settled with its exact cost. More than ``budget``
+    settled hexes call ``over()`` (which raises). ``keep(h, cost)`` false drops a hex that
+    cost cannot help (the backward search keeps only hexes of least-cost routes)."""
+    def g0(h):
+        return guide(h) if guide is not None else 0
     dist: dict[hg.Hex, float] = {h: 0 for h in sources}
-    heap = [(0, h) for h in sources]
+    heap = [(g0(h), 0, h) for h in sources]
+    heapq.heapify(heap)
     best = INF
+    settled = 0
     while heap:
-        d, h = heapq.heappop(heap)
+        f, d, h = heapq.heappop(heap)
         if d > dist[h]:
             continue
-        if d > best:
+        if f > best:
             break
+        settled += 1
+        if budget is not None and settled > budget:
+            over()
         if until is not None and best == INF and until(h):
             best = d
         for n, c in expand(h):
-            if c is not None and d + c < dist.get(n, INF):
+            if c is not None and d + c < dist.get(n, INF) and (keep is None or keep(n, d + c)):
                 dist[n] = d + c
-                heapq.heappush(heap, (d + c, n))
+                heapq.heappush(heap, (d + c + g0(n), d + c, n))
     return dist
 
 
@@ -59,9 +83,14 @@ class Routes:
         pos = ctx.position
         self.enemy = {h for o in pos.enemies_of(unit.side) for h in o.hexes}
         self.near_enemy = {n for h in self.enemy for n in [h, *hg.neighbours(h)]}
-        margin = min(max(SEARCH_MARGIN, allowance), MAX_MARGIN)
-        self.reach = hg.distance(self.start, leader) + 2 * margin
+        self.region = self._region()
         self._costs: dict[tuple[hg.Hex, hg.Hex], int | None] = {}
+        self._enter: dict[hg.Hex, int | None] = {}
+        self._terrain: dict[str, int | None] = {}
+        self._sided: set[tuple[hg.Hex, hg.Hex]] = set()
+        for (q, r, k) in pos.map.hexsides:
+            a, b = (q, r), hg.neighbour((q, r), k)
+            self._sided |= {(a, b), (b, a)}
         self._stack_ok: dict[hg.Hex, str | None] = {}
         self._succ: dict[hg.Hex, list[hg.Hex]] = {}
         self._score: tuple[dict[hg.Hex, int], dict[hg.Hex, int]] | None = None
@@ -75,31 +104,48 @@ class Routes:
 
     # -- costs -----------------------------------------------------------------------------
     def cost(self, a: hg.Hex, b: hg.Hex) -> int | None:
-        """MP to enter ``b`` from ``a`` (None: prohibited), worked out once per step."""
+        """MP to enter ``b`` from ``a`` (None: prohibited): the terrain of ``b`` (worked out
+        once per hex, and its MP once per terrain) plus the features of the hexside crossed
+        (once per step, only where the map lists a feature)."""
+        base = self._enter.get(b, _UNSET)
+        if base is _UNSET:
+            base = self._enter[b] = self._enter_cost(b)
+        if base is None or (a, b) not in self._sided:
+            return base  # type: ignore[return-value]
         key = (a, b)
         if key not in self._costs:
-            self._costs[key] = self._cost(a, b)
-        return self._costs[key]
+            self._costs[key] = self._side_cost(a, b)
+        extra = self._costs[key]
+        return None if extra is None else base + extra  # type: ignore[operator]
 
-    def _cost(self, a: hg.Hex, b: hg.Hex) -> int | None:
+    def _enter_cost(self, b: hg.Hex) -> int | None:
         pos = self.ctx.position
         if b in self.enemy or not pos.map.on_map(b):
             return None
-        mp = self.ctx.table("movement", f"tec_mp.{pos.map.terrain_of(b)}", required=False)
+        t = pos.map.terrain_of(b)
+        if t not in self._terrain:
+            self._terrain[t] = self._terrain_cost(t)
+        return self._terrain[t]
+
+    def _terrain_cost(self, t: str) -> int | None:
+        mp = self.ctx.table("movement", f"tec_mp.{t}", required=False)
         if mp is None:
             tec = self.ctx.table("movement", "tec_mp")
-            if pos.map.terrain_of(b) in tec:
+            if t in tec:
                 return None  # listed as null: prohibited
-            self.ctx.table("movement", f"tec_mp.{pos.map.terrain_of(b)}")
+            self.ctx.table("movement", f"tec_mp.{t}")
+        return _mp(mp, f"tec_mp.{t}", 1)
+
+    def _side_cost(self, a: hg.Hex, b: hg.Hex) -> int | None:
         extra = 0
-        for feat in pos.map.features(a, hg.direction(a, b)):
+        for feat in self.ctx.position.map.features(a, hg.direction(a, b)):
             sides = self.ctx.table("movement", "tec_mp_hexside")
             name = feat.get("feature")
             if name in sides and sides[name] is None:
                 return None  # listed as null: prohibited
             extra += _mp(self.ctx.table("movement", f"tec_mp_hexside.{name}"),
                          f"tec_mp_hexside.{name}", 0)
-        return _mp(mp, f"tec_mp.{pos.map.terrain_of(b)}", 1) + extra
+        return extra
 
     def step(self, a: hg.Hex, b: hg.Hex) -> int | None:
         c = self.cost(a, b)
@@ -120,9 +166,55 @@ class Routes:
     def in_range(self, h: hg.Hex) -> bool:
         return hg.distance(h, self.leader) <= self.rng
 
+    def _region(self) -> tuple[int, int, int, int, int, int] | None:
+        """The search region of an unbounded map (HEX.md 14), as cube-coordinate bounds
+        ``(q0, q1, r0, r1, s0, s1)``; None on a map with bounds (they bound the search).
+        It holds everything the position places (listed hexes, both hexes of each listed
+        hexside, every unit, the leader and its command range, the start) and
+        :data:`REGION_MARGIN` more rings: outside it every hex has the default terrain, no
+        unit and no feature, so each costs the same; the region is convex (an intersection of
+        half-planes of q, r and s), and a route that left it could go round its uniform outer
+        ring instead for no more MP. The whole search stays exact and finite even where no
+        hex of the command range is reachable at all."""
+        m = self.ctx.position.map
+        if m.bounds is not None or (m.offset_bounds is not None and m.labels is not None):
+            return None
+        pts = [self.start, *m.terrain, *m.info]
+        for (q, r, k) in m.hexsides:
+            pts += [(q, r), hg.neighbour((q, r), k)]
+        pts += [h for u in self.ctx.position.units for h in u.hexes]
+        cubes = [_cube(h) for h in pts]
+        lead = _cube(self.leader)
+        out = []
+        for i in range(3):
+            lo = min([c[i] for c in cubes] + [lead[i] - self.rng]) - REGION_MARGIN
+            hi = max([c[i] for c in cubes] + [lead[i] + self.rng]) + REGION_MARGIN
+            out += [lo, hi]
+        return tuple(out)  # type: ignore[return-value]
+
+    def _in_region(self, h: hg.Hex) -> bool:
+        b = self.region
+        if b is None:
+            return True
+        q, r = h
+        s = -q - r
+        return b[0] <= q <= b[1] and b[2] <= r <= b[3] and b[4] <= s <= b[5]
+
     def _passable(self, h: hg.Hex) -> bool:
-        return (hg.distance(h, self.start) + hg.distance(h, self.leader) <= self.reach
-                and not (self.avoid_adjacent and self.enemy_adjacent(h)))
+        return self._in_region(h) and not (self.avoid_adjacent and self.enemy_adjacent(h))
+
+    def _guide(self, h: hg.Hex) -> int:
+        """A* guide: every step costs at least 1 and changes the distance to the leader by at
+        most 1, so a route from ``h`` pays at least the hexes still to go to the range."""
+        return max(0, hg.distance(h, self.leader) - self.rng)
+
+    def _too_big(self) -> None:
+        raise HexRequestError("unit", f"the rally route of {self.unit.id} from "
+                              f"{list(self.start)} toward {list(self.leader)} needs a search "
+                              f"of more than {MAX_SEARCH} hexes (a detour of hundreds of "
+                              f"hexes, or a huge map with no way into the command range); "
+                              f"give the map bounds, or a smaller position",
+                              "RALLY_SEARCH_TOO_BIG")
 
     def stacking_fault(self, h: hg.Hex) -> str | None:
         """Why the unit may not end its move in ``h`` (HEX.md 8.3 D-19: the route honours
@@ -157,24 +249,36 @@ class Routes:
 
     # -- searches ----------------------------------------------------------------------------
     def _forward(self) -> dict[hg.Hex, float]:
+        start, (lq, lr), rng = self.start, self.leader, self.rng
+        passable: dict[hg.Hex, bool] = {}
+        step = self.step
+
         def expand(h: hg.Hex):
-            if h != self.start and self.in_range(h):
+            dq, dr = h[0] - lq, h[1] - lr
+            if h != start and max(abs(dq), abs(dr), abs(dq + dr)) <= rng:
                 return  # a route ends where it enters the command range
-            for n in hg.neighbours(h):
-                if self._passable(n):
-                    yield n, self.step(h, n)
-        return _dijkstra([self.start], expand, until=self._is_goal)
+            q, r = h
+            for n in ((q, r - 1), (q + 1, r - 1), (q + 1, r), (q, r + 1), (q - 1, r + 1),
+                      (q - 1, r)):  # hg.DIRS order
+                ok = passable.get(n)
+                if ok is None:
+                    ok = passable[n] = self._passable(n)
+                if ok:
+                    yield n, step(h, n)
+        return _dijkstra([start], expand, until=self._is_goal, guide=self._guide,
+                         budget=MAX_SEARCH, over=self._too_big)
 
     def _is_goal(self, h: hg.Hex) -> bool:
         return h != self.start and self.in_range(h) and not self.enemy_adjacent(h) \
             and self.may_end(h)
 
     def _goals(self) -> set[hg.Hex]:
-        reach = [h for h in self.dist_s if h != self.start and not self.enemy_adjacent(h)
-                 and self.may_end(h)]
-        goals = {h for h in reach if self.in_range(h)}
+        def fit(h: hg.Hex) -> bool:
+            return h != self.start and not self.enemy_adjacent(h) and self.may_end(h)
+        goals = {h for h in self.dist_s if self.in_range(h) and fit(h)}
         if goals:
             return goals
+        reach = [h for h in self.dist_s if fit(h)]
         if not reach:
             return set()
         # No hex in range is reachable: the reachable hexes nearest the leader.
@@ -182,13 +286,21 @@ class Routes:
         return {h for h in reach if hg.distance(h, self.leader) == near}
 
     def _backward(self) -> dict[hg.Hex, float]:
-        """Cost from each hex to the goals, over hexes a route may pass through."""
+        """Cost from each hex of a least-cost route to the goals, over hexes a route may pass
+        through (a hex whose cost from the start plus its cost to the goals exceeds the best
+        is on no least-cost route, and is left out)."""
+        dist_s, goals, best = self.dist_s, self.goals, self.best
+        start, (lq, lr), rng = self.start, self.leader, self.rng
+
         def expand(n: hg.Hex):
             for p in hg.neighbours(n):
-                if p in self.dist_s and p not in self.goals and (
-                        p == self.start or not self.in_range(p)):
+                if p not in dist_s or p in goals:
+                    continue
+                dq, dr = p[0] - lq, p[1] - lr
+                if p == start or max(abs(dq), abs(dr), abs(dq + dr)) > rng:
                     yield p, self.step(p, n)
-        return _dijkstra(list(self.goals), expand)
+        return _dijkstra(list(goals), expand,
+                         keep=lambda p, d: dist_s[p] + d <= best)
 
     def _on_best(self, h: hg.Hex) -> bool:
         return self.dist_s.get(h, INF) + self.dist_g.get(h, INF) == self.best
@@ -214,7 +326,7 @@ class Routes:
         if self._score is None:
             score: dict[hg.Hex, int] = {}
             count: dict[hg.Hex, int] = {}
-            nodes = [h for h in self.dist_s if self._on_best(h)]
+            nodes = [h for h in self.dist_g if self._on_best(h)]
             if self.start not in nodes:
                 nodes.append(self.start)
             for x in sorted(nodes, key=lambda h: -self.dist_s.get(h, 0)):

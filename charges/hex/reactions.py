@@ -146,9 +146,18 @@ def _fire_zone(ctx: Context, ev: dict, u: HexUnit) -> None:
                       f"{list(h)} is not a hex adjacent to {u.id}'s front or flank")
 
 
-def _hex_class(u: HexUnit, h: hg.Hex) -> set[str]:
+def _hex_class(ctx: Context, u: HexUnit, h: hg.Hex) -> set[str]:
     """Front/flank/rear of a hex at any range: the aspect of the unit's neighbour(s) that the
-    hex line to it first crosses (both on a spine) [inferred]."""
+    hex line to it first crosses (both on a spine) [inferred]. Worked out once per (unit,
+    hex) for the ruling: every reaction-move kind and interception asks it."""
+    cache = ctx.cache.setdefault("hex_class", {})
+    key = (u.id, h)
+    if key not in cache:
+        cache[key] = _hex_class_of(u, h)
+    return cache[key]
+
+
+def _hex_class_of(u: HexUnit, h: hg.Hex) -> set[str]:
     asp = u.aspects()
     out: set[str] = set()
     for o in u.hexes:
@@ -171,7 +180,7 @@ def _move_zone(ctx: Context, ev: dict, u: HexUnit, kind: str) -> None:
     h = ev["hex"]
     d = min(hg.distance(x, h) for x in u.hexes)
     zones = [z for z in spec.get("zone", []) if d <= z.get("max_range", 0)]
-    classes = _hex_class(u, h) if zones else set()
+    classes = _hex_class(ctx, u, h) if zones else set()
     if not any(z.get("class") in classes for z in zones):
         raise Blocked("REACT_NOT_IN_ZONE", rule, f"{list(h)} ({'/'.join(sorted(classes))}, "
                       f"{d} hexes) is outside {u.id}'s zone for {kind}")

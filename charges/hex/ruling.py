@@ -64,6 +64,9 @@ class Context:
     missing_rules: dict[str, str] = field(default_factory=dict)
     #: The rules-data entry last found (:meth:`table`): named when the user's data is malformed.
     last_table: str | None = None
+    #: Work kept for the rest of the ruling (the position does not change within one), by
+    #: name: e.g. ``los`` (line of sight per origin hexes and target), ``hex_class``.
+    cache: dict[str, Any] = field(default_factory=dict)
 
     # -- options and decisions ---------------------------------------------------------------
     def opt(self, name: str) -> Any:
