@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
 import charges
 from charges.hex.position import MORALE_STATES, PHASES, SCHEMA
@@ -289,8 +289,9 @@ class CombatRequest(MpbsRequest):  # type: ignore[misc, valid-type]
     model_config = _example("edgehill", defender="par-ramsey")
 
     defender: Name
-    attackers: Ids | None = None
-    pistols: Ids | None = None
+    # HEX.md 13: "the options above", whose CLI flags are singular (--attacker, --pistol).
+    attackers: Ids | None = Field(None, validation_alias=AliasChoices("attackers", "attacker"))
+    pistols: Ids | None = Field(None, validation_alias=AliasChoices("pistols", "pistol"))
 
 
 class TriggerEvent(_Shape):

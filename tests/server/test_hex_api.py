@@ -245,3 +245,16 @@ def test_a_live_server_answers_urllib(live: LiveServer, tmp_path: Path):
                             {"position": EDGEHILL, "defender": "nobody"})
     assert status == 422 and refused["code"] == "UNKNOWN_UNIT"
     assert "Traceback" not in live.log.read_text(errors="replace")
+
+
+def test_combat_takes_the_cli_flags_singular_names_too(client):
+    """HEX.md 13: the HTTP body carries "the options above", whose flags are ``--attacker`` and
+    ``--pistol``; the engine takes both spellings, and so does HTTP (it answered 422)."""
+    plural = post(client, "combat", EDGEHILL, defender="par-ramsey", attackers=["roy-byron"],
+                  pistols=["roy-byron"])
+    singular = post(client, "combat", EDGEHILL, defender="par-ramsey", attacker=["roy-byron"],
+                    pistol=["roy-byron"])
+    assert plural.status_code == 200 and singular.status_code == 200, singular.text
+    assert singular.json() == plural.json()
+    assert singular.json() == engine("combat", EDGEHILL, defender="par-ramsey",
+                                     attacker=["roy-byron"], pistol=["roy-byron"])
