@@ -1,7 +1,8 @@
 """The fourth outside test of the hex rulings (HEX.md 4-8, 13-14; report of round four): each
 test is one finding, with its hand arithmetic, and fails on the code before its fix.
 
-Positions are small and built here; the rules data is the shipped illustrative sample (clear
+Positions are small, built with tests/hex/positions.py; the rules data is the shipped
+illustrative sample (clear
 1 MP, river prohibited, stacking limit 3 units, woods and villages block sight).
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 import time
-from pathlib import Path
 
 import pytest
 
@@ -18,43 +18,7 @@ import charges
 from charges.hex import rallyroute
 from geometry import hexgrid as hg
 
-SAMPLES = Path(__file__).resolve().parents[2] / "server" / "samples" / "hex"
-RD = json.loads((SAMPLES / "rules-data-illustrative.json").read_text())
-
-
-def pos(ruleset: str, units: list[dict], leaders=(), markers=(), hexes=(), phase=None,
-        **extra) -> dict:
-    p = {"schema": "umpire.hex-position/1", "ruleset": ruleset,
-         "map": {"default_terrain": "clear", "hexes": list(hexes)},
-         "turn": {"number": 1, "clock": "14:00",
-                  "phase": phase or ("close_combat" if ruleset == "mpbs-6" else "maneuver"),
-                  "active_side": "a" if ruleset == "mpbs-6" else "fr",
-                  "initiative_side": "fr"},
-         "units": units, "leaders": list(leaders), "markers": list(markers)}
-    p.update(extra)
-    return p
-
-
-def lb_unit(uid, side, q, r, **kw) -> dict:
-    u = {"id": uid, "side": side, "type": "infantry", "hexes": [[q, r]], "facing": 0,
-         "formation": "column"}
-    u.update(kw)
-    return u
-
-
-def rule(kind: str, p: dict, **opts) -> dict:
-    return charges.hex_rule(kind, p, rules_data=RD, **opts)
-
-
-def refusals(r: dict) -> list[str]:
-    return sorted(x["code"] for x in r["reasons"] if x["refuses"])
-
-
-def error_of(kind: str, p: dict, **opts) -> str:
-    with pytest.raises(ValueError) as e:
-        rule(kind, p, **opts)
-    return str(e.value)
-
+from .positions import RD, SAMPLES, error_of, lb_unit, pos, refusals, rule  # noqa: F401
 
 # -- 1. the rally route is the true least-MP route (HEX.md 8.3, D-19) -------------------------
 
