@@ -2,9 +2,8 @@
 with its hand arithmetic, and fails on the code before its fix.
 
 Positions are small, built with tests/hex/positions.py; the rules data is the shipped
-illustrative sample
-(clear 1 MP, village 2 MP and General Order, stacking limit 3 units, rear x1.5, cavalry
-against light infantry +1 in the close combat matrix).
+illustrative sample (clear 1 MP, village 2 MP and General Order, stacking limit 3 units, rear
+x1.5, cavalry against light infantry +1 in the close combat matrix).
 """
 
 from __future__ import annotations

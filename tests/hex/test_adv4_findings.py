@@ -2,8 +2,8 @@
 test is one finding, with its hand arithmetic, and fails on the code before its fix.
 
 Positions are small, built with tests/hex/positions.py; the rules data is the shipped
-illustrative sample (clear
-1 MP, river prohibited, stacking limit 3 units, woods and villages block sight).
+illustrative sample (clear 1 MP, river prohibited, stacking limit 3 units, woods and villages
+block sight).
 """
 
 from __future__ import annotations
