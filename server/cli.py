@@ -7,7 +7,9 @@ names the field or file), 1 internal error.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -60,6 +62,60 @@ def read_json(path: Path, what: str) -> Any:
                          f"column {e.colno})") from None
 
 
+def check_output(path: Path, option: str) -> None:
+    """Refuse an output path that cannot be written, naming ``option``: said before anything
+    is computed or written, so that exit code 2 means nothing was produced (an outside tester's
+    ``detect -o scene.json --overlay /missing/x.png`` wrote the scene, then exited 2)."""
+    folder = path.absolute().parent
+    if path.is_dir():
+        raise InputError(f"{option} {path}: is a folder; give the name of a file to write")
+    if not folder.exists():
+        raise InputError(f"{option} {path}: cannot write it, no such folder {folder}")
+    if not folder.is_dir():
+        raise InputError(f"{option} {path}: cannot write it, {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {path}: cannot write it, folder {folder} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"{option} {path}: cannot write it, the file is read-only")
+
+
+def write_outputs(files: list[tuple[Path, bytes, str]]) -> None:
+    """Write every ``(path, bytes, option)`` or none: each goes to a temporary file beside it
+    first, and only once all are written are they renamed into place. A file that cannot be
+    written is refused naming its option, and no output is left half-written or replaced."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data, option in files:
+            try:
+                fd, tmp = tempfile.mkstemp(dir=path.absolute().parent, prefix=f".{path.name}.",
+                                           suffix=".part")
+                staged.append((tmp, path))
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.chmod(tmp, _new_file_mode(path))
+            except OSError as e:
+                raise InputError(f"{option} {path}: cannot write it ({e.strerror})") from None
+        for tmp, path in staged:
+            os.replace(tmp, path)
+        staged = []
+    finally:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode ``path`` has, or the one a new file gets under the umask (mkstemp's is 0600)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def print_situation(scene: g.Scene) -> None:
     report = situation(scene)
     table = Table(title="Situation report", title_justify="left")
@@ -90,6 +146,7 @@ def demo(
                                          "PNG.")] = Path("umpire-demo.png"),
 ) -> None:
     """The main job on the bundled sample: detect the table photo, rule a charge, draw it."""
+    check_output(output, "-o")
     import cv2
 
     import charges
@@ -116,10 +173,7 @@ def demo(
     print_ruling(ruling)
     picture = draw_on_photo(image, scene.to_json(), ruling,
                             __import__("numpy").asarray(det["table_to_image"], dtype=float))
-    try:
-        output.write_bytes(encode_png(picture))
-    except OSError as e:
-        raise InputError(f"overlay {output}: cannot write ({e.strerror})") from None
+    write_outputs([(output, encode_png(picture), "-o")])
     out.print(f"Overlay written to [bold]{output}[/]")
     from server.demo_hex import demo_hex
 

@@ -19,7 +19,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from server.cli import InputError, app, err, out, read_json
+from server.cli import InputError, app, check_output, err, out, read_json, write_outputs
 from server.ignored import markers_warnings
 from vision import DetectionError, MarkersError, load_markers
 from vision.calibration import BoardSpec, calibrate
@@ -49,13 +49,6 @@ def read_photo(path: Path) -> np.ndarray:
     return img
 
 
-def _write(path: Path, text: str, what: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{what} {path}: cannot write ({e.strerror})") from None
-
-
 @app.command()
 def detect(
     photo: Annotated[Path, typer.Argument(help="Photo of the table (JPEG, PNG...).")],
@@ -77,6 +70,12 @@ def detect(
         # the overlay is what an outside tester got.
         raise InputError(f"--overlay {overlay}: use a name ending in "
                          f"{', '.join(OVERLAY_SUFFIXES)}")
+    # Every output checked before anything is detected or written (exit 2 = nothing made).
+    for path, option in ((output, "-o"), (overlay, "--overlay")):
+        if path is not None:
+            check_output(path, option)
+    if output is not None and overlay is not None and output.absolute() == overlay.absolute():
+        raise InputError(f"--overlay {overlay}: the same file as -o {output}")
     marker_data = read_json(markers, "markers file")
     try:
         ms = load_markers(marker_data, prefix=f"markers file {markers}: ")
@@ -98,10 +97,12 @@ def detect(
     det = scene["detection"]
     det["warnings"] = [*det["warnings"], *markers_warnings(marker_data)]
     text = json.dumps(scene, indent=2)
+    files: list[tuple[Path, bytes, str]] = []
     if output is not None:
-        _write(output, text + "\n", "scene file")
+        files.append((output, (text + "\n").encode("utf-8"), "-o"))
     if overlay is not None:
-        _write_overlay(overlay, image, scene)
+        files.append((overlay, _overlay_bytes(overlay, image, scene), "--overlay"))
+    write_outputs(files)  # all of them or none
     if output is None:
         print(text)
         return
@@ -113,19 +114,20 @@ def detect(
         err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
 
 
-def _write_overlay(path: Path, image: np.ndarray, scene: dict[str, Any]) -> None:
+def _overlay_bytes(path: Path, image: np.ndarray, scene: dict[str, Any]) -> bytes:
+    """What was found drawn over the photo, encoded as ``path``'s suffix says (checked)."""
     from vision.overlay import draw_scene_overlay
 
     H = np.array(scene["detection"]["table_to_image"], float)
     scene_only = {k: v for k, v in scene.items() if k != "detection"}
     pic = draw_scene_overlay(image, scene_only, H)
     try:
-        written = cv2.imwrite(str(path), pic)
+        ok, data = cv2.imencode(path.suffix.lower(), pic)
     except cv2.error:  # OpenCV 5 raises where 4 returned False
-        written = False
-    if not written:
-        raise InputError(f"overlay {path}: cannot write it (use a .png or .jpg name in a "
-                         "folder that exists)")
+        ok = False
+    if not ok:
+        raise InputError(f"--overlay {path}: cannot encode the overlay as {path.suffix}")
+    return data.tobytes()
 
 
 def _summary(scene: dict[str, Any], det: dict[str, Any]) -> None:
@@ -155,6 +157,7 @@ def calibrate_cmd(
     dictionary: Annotated[str, typer.Option("--dictionary")] = "DICT_4X4_50",
 ) -> None:
     """Calibrate a camera (focal length, lens distortion) from ChArUco board photos."""
+    check_output(output, "-o")
     try:
         sx, sy = (int(v) for v in squares.lower().split("x"))
     except ValueError:
@@ -181,8 +184,8 @@ def calibrate_cmd(
         intr, rms, counts = calibrate(images, BoardSpec(sx, sy, square_mm, marker_mm, dictionary))
     except CalibrationError as e:
         raise InputError(f"calibration: {e}") from None
-    _write(output, json.dumps(intr.to_json(rms_px=round(rms, 4)), indent=2) + "\n",
-           "calibration file")
+    write_outputs([(output, (json.dumps(intr.to_json(rms_px=round(rms, 4)), indent=2)
+                             + "\n").encode("utf-8"), "-o")])
     out.print(f"calibrated from {sum(c >= 8 for c in counts)} of {len(photos)} photos of a "
               f"ChArUco board of {sx}x{sy} squares ({dictionary}): "
               f"f = {intr.f:.1f} px, k1 = {intr.dist[0]:+.4f}, k2 = {intr.dist[1]:+.4f}, "

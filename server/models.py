@@ -18,10 +18,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
     WrapValidator,
+    model_serializer,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
@@ -330,13 +332,29 @@ class RulingRequest(BaseModel):
         "continue and run it down", examples=["halt"])
 
 
-class Contact(_Open):
+class _AsRuled(_Open):
+    """A part of a ruling, answered as the engine gave it (DESIGN.md: ``/api/rulings`` returns
+    the JSON ``charges.rule`` returns and the CLI prints): a field the engine left out stays
+    out, and one it gave as null stays null. Without this, the optional fields declared here
+    for the documentation were added as nulls (secondary_targets, disordered_against, ...), and
+    the HTTP ruling differed from the CLI's (outside report 4, finding 11)."""
+
+    @model_serializer(mode="wrap")
+    def _as_ruled(self, handler: SerializerFunctionWrapHandler):  # noqa: ANN202 (keeps the schema)
+        out = handler(self)
+        if not isinstance(out, dict):
+            return out
+        given = self.model_fields_set
+        return {k: v for k, v in out.items() if k in given or k not in type(self).model_fields}
+
+
+class Contact(_AsRuled):
     charger_models: int | None = None
     target_models: int | None = None
     segment: list[list[Number]] | None = None
 
 
-class ChargeRuling(_Open):
+class ChargeRuling(_AsRuled):
     """The ruling of one charge. Every field that can be computed is present even when the
     charge cannot be declared; ``outcome`` is null without dice."""
 
@@ -380,7 +398,7 @@ class ChargeRuling(_Open):
     explanation: list[str] = Field(default_factory=list)
 
 
-class UnitAfter(_Open):
+class UnitAfter(_AsRuled):
     id: str
     x: Number
     y: Number
@@ -388,7 +406,7 @@ class UnitAfter(_Open):
     state: str | None = None
 
 
-class Ruling(_Open):
+class Ruling(_AsRuled):
     ruleset: str
     charges: list[ChargeRuling]
     units: list[UnitAfter]

@@ -48,15 +48,17 @@ _SIDE_CYCLE: tuple[BGR, ...] = (VERMILLION, BLUE, BLUISH_GREEN, ORANGE, REDDISH_
 
 def side_colours(sides: Iterable[str]) -> dict[str, BGR]:
     """A distinct colour per side: ``red``/``blue`` by name, the others in order of appearance
-    from the palette entries not yet taken."""
+    from the palette entries not yet taken. Sides are told apart exactly as the rules tell
+    them, by exact name ("red" and "Red" are enemies, so they get two colours; an outside
+    tester found them drawn as one)."""
     out: dict[str, BGR] = {}
     ordered: list[str] = []
     for s in sides:
         if s not in ordered:
             ordered.append(s)
     for s in ordered:
-        if s.lower() in _NAMED_SIDES:
-            out[s] = _NAMED_SIDES[s.lower()]
+        if s in _NAMED_SIDES:
+            out[s] = _NAMED_SIDES[s]
     free = [c for c in _SIDE_CYCLE if c not in out.values()]
     for s in ordered:
         if s not in out:

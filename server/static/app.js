@@ -5,8 +5,10 @@
 
 const $ = (id) => document.getElementById(id);
 const MARKERS_KEY = "umpire.markers";
-// The overlay's palette (vision/palette.py, Okabe-Ito): "red" and "blue" by name, other sides
-// take the free colours in order, so the picked units look like the ruling's picture.
+// The overlay's palette (vision/palette.py side_colours, Okabe-Ito): "red" and "blue" by name,
+// other sides take the free colours in order, so the picked units look like the ruling's
+// picture. Sides are told apart by their exact names, as the rules do: "Red" is not "red"'s
+// friend, so it is not drawn in its colour either.
 const NAMED_SIDES = { red: "#d55e00", blue: "#0072b2" };
 const SIDE_CYCLE = ["#d55e00", "#0072b2", "#009e73", "#e69f00", "#cc79a7", "#56b4e9"];
 const CHARGER_STROKE = "#f0e442";
@@ -18,6 +20,8 @@ const state = {
   image: null,          // HTMLImageElement of the photo, for the canvas
   markersText: null,
   markersName: "",
+  markersKept: false,   // markersText is in localStorage (a detection with it succeeded)
+  colours: {},          // side -> the colour it is drawn in (sideColours)
   scene: null,          // scene from /api/detect (with its detection report)
   toCanvas: null,       // 3x3 matrix: table mm -> canvas px
   chargers: [],
@@ -64,6 +68,26 @@ function notAnswered(res) {
     : `The request was refused before it reached umpire (${what}).`;
 }
 
+// What each request's answer is, for a message when it is not that.
+function answerNoun(path) {
+  if (path.startsWith("/api/rulings")) return "a ruling";
+  if (path.startsWith("/api/detect")) return "the units found on the photo";
+  if (path.startsWith("/api/reviews")) return "a review";
+  if (path.startsWith("/api/rulesets")) return "the list of rulesets";
+  return "umpire's";
+}
+
+// A 2xx answer that is not umpire's JSON: a Wi-Fi login page ("captive portal") or a proxy
+// answered in the server's place. Said in words, not as the script's "Cannot read properties
+// of null" (an outside tester's finding).
+function notJson(path, res, type) {
+  const what = `${res.status}${res.statusText ? " " + res.statusText : ""}, ${type || "no content type"}`;
+  return `The server's answer was not ${answerNoun(path)} (not JSON: ${what}): something ` +
+    "between this device and umpire answered instead, such as a Wi-Fi login page or a proxy. " +
+    "Log in to the network (open any web site), or check the address of the umpire server, " +
+    "then try again.";
+}
+
 async function api(path, options = {}) {
   let res;
   try {
@@ -80,6 +104,12 @@ async function api(path, options = {}) {
   if (!res.ok) {
     const detail = body && body.detail ? body.detail : notAnswered(res);
     const err = new Error(detail);
+    err.status = res.status;
+    err.field = body && typeof body.field === "string" ? body.field : null;
+    throw err;
+  }
+  if (body === null || typeof body !== "object") {
+    const err = new Error(notJson(path, res, type));
     err.status = res.status;
     throw err;
   }
@@ -188,15 +218,42 @@ async function usePhoto(blob, name) {
   await detect();
 }
 
-function rememberMarkers(text, name) {
+// The marker set chosen is used at once, but kept in the browser (localStorage) only once a
+// detection with it has succeeded: one the server refused is never remembered, so a reload does
+// not bring it back to be refused again (an outside tester's finding).
+function useMarkers(text, name) {
   state.markersText = text;
   state.markersName = name;
-  try { localStorage.setItem(MARKERS_KEY, JSON.stringify({ text, name })); } catch (e) { /* private mode */ }
+  state.markersKept = false;
   showMarkersName();
 }
 
+function keepMarkers() {
+  if (state.markersKept || !state.markersText) return;
+  const saved = { text: state.markersText, name: state.markersName };
+  try { localStorage.setItem(MARKERS_KEY, JSON.stringify(saved)); } catch (e) { /* private mode */ }
+  state.markersKept = true;
+  showMarkersName();
+}
+
+// The server refused the marker set itself (not the photo): it goes, remembered or not.
+function dropRefusedMarkers() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(MARKERS_KEY) || "null");
+    if (saved && saved.text === state.markersText) localStorage.removeItem(MARKERS_KEY);
+  } catch (e) { /* private mode */ }
+  state.markersText = null;
+  state.markersName = "";
+  state.markersKept = false;
+  $("markers-input").value = "";
+  showMarkersName();
+}
+
+const refusesMarkers = (e) => e.status === 422 && (e.field === "markers" || /^markers\b/.test(e.message));
+
 function showMarkersName() {
-  $("markers-name").textContent = state.markersText ? `using ${state.markersName} (remembered)` : "";
+  $("markers-name").textContent = state.markersText
+    ? `using ${state.markersName}${state.markersKept ? " (remembered)" : ""}` : "";
   $("markers-forget").hidden = !state.markersText;
 }
 
@@ -209,7 +266,7 @@ async function useMarkersFile(file) {
     showError(`markers: ${file.name} is not valid JSON (${e.message})`);
     return;
   }
-  rememberMarkers(text, file.name);
+  useMarkers(text, file.name);
   await detect();
 }
 
@@ -219,6 +276,7 @@ function forgetMarkers() {
   try { localStorage.removeItem(MARKERS_KEY); } catch (e) { /* private mode */ }
   state.markersText = null;
   state.markersName = "";
+  state.markersKept = false;
   $("markers-input").value = "";
   state.detectSeq++;  // an answer still on its way is for the forgotten set
   state.scene = null;
@@ -238,6 +296,7 @@ function restoreMarkers() {
     if (saved && typeof saved.text === "string") {
       state.markersText = saved.text;
       state.markersName = saved.name || "markers.json";
+      state.markersKept = true;
     }
   } catch (e) { /* nothing remembered */ }
   showMarkersName();
@@ -310,6 +369,7 @@ async function detect() {
   try {
     const scene = await api("/api/detect", { method: "POST", body: form });
     if (seq !== state.detectSeq) return;
+    keepMarkers();
     state.scene = scene;
     resetPick();
     clearResult();
@@ -319,7 +379,14 @@ async function detect() {
     setStatus(`${foundText(scene)} Tap a charger, then its target.`);
   } catch (e) {
     if (seq !== state.detectSeq) return;
-    setStatus("");
+    if (refusesMarkers(e)) {
+      const name = state.markersName;
+      dropRefusedMarkers();
+      setStatus(`The server refused ${name} as the marker set: choose another marker set ` +
+        "(markers.json).");
+    } else {
+      setStatus("");
+    }
     showError(e.message);
   }
 }
@@ -373,7 +440,7 @@ function setupCanvas() {
 function sideColours() {
   const colours = {};
   const sides = [...new Set(state.scene.units.map((u) => u.side))];
-  for (const s of sides) if (NAMED_SIDES[s.toLowerCase()]) colours[s] = NAMED_SIDES[s.toLowerCase()];
+  for (const s of sides) if (Object.hasOwn(NAMED_SIDES, s)) colours[s] = NAMED_SIDES[s];
   const free = SIDE_CYCLE.filter((c) => !Object.values(colours).includes(c));
   let i = 0;
   for (const s of sides) if (!(s in colours)) colours[s] = free[i++ % free.length] || "#999999";
@@ -382,6 +449,7 @@ function sideColours() {
 
 function render() {
   const canvas = $("table-canvas");
+  state.colours = sideColours();
   const ctx = canvas.getContext("2d");
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   if (!state.planMode && state.image) {
@@ -398,7 +466,7 @@ function render() {
       ctx.fill();
     }
   }
-  const colours = sideColours();
+  const colours = state.colours;
   const lw = Math.max(2, canvas.width / 400);
   ctx.font = `600 ${Math.round(Math.max(12, canvas.width / 70))}px system-ui, sans-serif`;
   ctx.textAlign = "center";
@@ -454,6 +522,7 @@ function renderUnitList() {
       onclick: (ev) => pick(u.id, ev.shiftKey || $("multi-charger").checked),
     });
     b.setAttribute("data-role", role);
+    b.setAttribute("data-colour", state.colours[u.side]);  // as drawn on the canvas
     // Where the unit's centre is on the canvas, in CSS pixels: lets a test tap the picture.
     b.setAttribute("data-cx", (cx * k).toFixed(1));
     b.setAttribute("data-cy", (cy * k).toFixed(1));

@@ -250,6 +250,111 @@ def test_a_contested_facing_is_asked_for_in_words(server: LiveServer, page):
     assert page.errors == []
 
 
+def remembered(page) -> object:
+    return page.evaluate("() => JSON.parse(localStorage.getItem('umpire.markers') || 'null')")
+
+
+def test_a_marker_set_the_server_refused_is_not_remembered(server: LiveServer, page):
+    """Report 4, finding 7: a scene file given as the marker set was refused by the server,
+    yet the page kept it ("using scene.json (remembered)") and sent it again after every
+    reload. Now a marker set is remembered only once a detection with it has succeeded, and
+    one the server refuses goes."""
+    page.unroute("**/api/detect")  # the server's own refusal of the marker set
+    page.goto(server.url + "/")
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.set_input_files("#markers-input", str(SAMPLES / "scene.json"))
+    page.wait_for_selector('[data-testid="error"]:not([hidden])', timeout=15_000)
+    assert page.inner_text("#error").startswith("markers:")
+    assert page.inner_text("#markers-name").strip() == ""
+    assert "choose another marker set" in page.inner_text("#status")
+    assert page.eval_on_selector("#markers-input", "i => i.files.length") == 0
+    assert remembered(page) is None
+    page.reload()
+    assert page.inner_text("#markers-name").strip() == ""
+    assert remembered(page) is None
+
+    # A good one is remembered once the units are found with it, and only then.
+    page.route("**/api/detect", lambda route: route.fulfill(
+        status=200, content_type="application/json",
+        body=(SAMPLES / "scene.json").read_text(encoding="utf-8")))
+    page.set_input_files("#markers-input", str(SAMPLES / "markers.json"))
+    assert "remembered" not in page.inner_text("#markers-name")  # no photo yet: not tried
+    assert remembered(page) is None
+    load_sample_table(page, server)
+    assert page.inner_text("#markers-name") == "using markers.json (remembered)"
+    assert remembered(page)["name"] == "markers.json"
+
+    # A remembered set the server refuses later goes too; a refused photo keeps it.
+    page.reload()
+    page.unroute("**/api/detect")
+    page.route("**/api/detect", lambda route: route.fulfill(
+        status=415, content_type="application/json",
+        body=json.dumps({"error": "bad_photo", "detail": "photo: not an image",
+                         "field": "photo"})))
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_function("() => document.getElementById('error').textContent"
+                           ".startsWith('photo:')", timeout=15_000)
+    assert page.inner_text("#markers-name") == "using markers.json (remembered)"
+    page.unroute("**/api/detect")
+    page.route("**/api/detect", lambda route: route.fulfill(
+        status=422, content_type="application/json",
+        body=json.dumps({"error": "detection_failed",
+                         "detail": "markers: table.markers: Field required"})))
+    page.set_input_files("#photo-input", [])  # the same photo again: a change
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_function("() => document.getElementById('error').textContent"
+                           ".startsWith('markers:')", timeout=15_000)
+    assert page.inner_text("#markers-name").strip() == ""
+    assert remembered(page) is None
+    assert page.errors == []
+
+
+def test_an_answer_that_is_not_json_is_told_in_words(server: LiveServer, page):
+    """Report 4, finding 9: a 200 answer that was not JSON (a Wi-Fi login page) showed
+    "Cannot read properties of null (reading 'charges')"."""
+    portal = "<html><body>Welcome to the club Wi-Fi: log in</body></html>"
+    load_sample_table(page, server)
+    page.route("**/api/rulings", lambda route: route.fulfill(
+        status=200, content_type="text/html", body=portal))
+    page.click('[data-testid="unit-knights"]')
+    page.click('[data-testid="unit-spears"]')
+    page.wait_for_selector('[data-testid="error"]:not([hidden])', timeout=15_000)
+    text = page.inner_text('[data-testid="error"]')
+    assert text.startswith("The server's answer was not a ruling (not JSON: 200"), text
+    assert "text/html" in text and "Wi-Fi login page" in text
+    assert "Cannot read" not in text and "null" not in text
+
+    page.unroute("**/api/detect")
+    page.route("**/api/detect", lambda route: route.fulfill(
+        status=200, content_type="text/html", body=portal))
+    page.set_input_files("#photo-input", [])
+    page.set_input_files("#photo-input", str(SAMPLES / "table.jpg"))
+    page.wait_for_function("() => document.getElementById('error').textContent"
+                           ".includes('units found on the photo (not JSON')", timeout=15_000)
+    assert "remembered" in page.inner_text("#markers-name")  # not the marker set's fault
+    assert page.errors == []
+
+
+def test_sides_differing_only_in_case_get_two_colours(server: LiveServer, page):
+    """Report 4, finding 13: the rules rule "red" knights against "Red" spears as enemies, but
+    the page drew both in red's colour (it compared sides in lower case)."""
+    scene = json.loads((SAMPLES / "scene.json").read_text(encoding="utf-8"))
+    next(u for u in scene["units"] if u["id"] == "spears")["side"] = "Red"
+    page.unroute("**/api/detect")
+    page.route("**/api/detect", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(scene)))
+    load_sample_table(page, server)
+    colour = {u["id"]: page.get_attribute(f'[data-testid="unit-{u["id"]}"]', "data-colour")
+              for u in scene["units"]}
+    sides = {u["id"]: u["side"] for u in scene["units"]}
+    assert colour["knights"] == "#d55e00"  # red, by name, as vision/overlay.py draws it
+    assert colour["spears"] not in ("#d55e00", "#0072b2")
+    for a in colour:  # one colour per side, exactly as the rules tell sides apart
+        for b in colour:
+            assert (colour[a] == colour[b]) == (sides[a] == sides[b]), (a, b)
+    assert page.errors == []
+
+
 # ---- the hex page ---------------------------------------------------------------------------
 
 def focused_hex(page) -> str | None:
