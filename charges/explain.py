@@ -229,10 +229,9 @@ def _explain_move(res: Resolution, out: list[str]) -> None:
             flag = res.ruleset.target_aligns_flag if res.ruleset is not None else None
             extra = f", and the charge is {flag}" if flag else ""
             out.append(f"{head}: {c.id} {verb}{describe_steps(res)}, to first contact "
-                       f"with {poss(t.id)} {m.facing}. No legal move lets {c.id} or {t.id} "
-                       "align without also touching another enemy (the fewest other enemies "
-                       f"come first), so the gap is left{extra} "
-                       f"({w.get('unaligned', w['align'])}).")
+                       f"with {poss(t.id)} {m.facing}. Neither {c.id} nor {t.id} can align "
+                       "clear of every other unit and terrain piece (other enemies included), "
+                       f"so the gap is left{extra} ({w.get('unaligned', w['align'])}).")
         if res.outcome == "caught_fleeing":
             out.append(f"{t.id} is run down and removed; {c.id} may take a Leadership test to "
                        f"reform, and cannot move again this turn ({w['fleeing']}).")
