@@ -35,8 +35,9 @@ def crowded_position(rng: random.Random, n_units: int = 60) -> tuple[dict, list[
     ten hexes north through the middle of them."""
     taken = {(0, q) for q in range(-1, 11)}  # the mover's column stays clear
     units: list[dict] = []
-    hexes = [{"q": rng.randrange(-9, 10), "r": rng.randrange(-9, 10), "terrain": "woods"}
-             for _ in range(40)]
+    woods = [(rng.randrange(-9, 10), rng.randrange(-9, 10)) for _ in range(40)]
+    # One entry a hex (HEX.md 14; a hex listed twice is refused): the same draws as before.
+    hexes = [{"q": q, "r": r, "terrain": "woods"} for q, r in dict.fromkeys(woods)]
     while len(units) < n_units:
         q, r = rng.randrange(-9, 10), rng.randrange(-9, 10)
         if (q, r) in taken:
