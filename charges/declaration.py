@@ -9,7 +9,6 @@ all at once (vectorised), so a gap of a few millimetres between two units is fou
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,6 +19,7 @@ import geometry as g
 
 from .rulesets import Ruleset
 from .rulesets.base import FacingDecision
+from .world import ByIdentity
 
 #: Spacing of the sight-line end points (mm): a gap narrower than this may be missed.
 SIGHT_STEP_MM = 5.0
@@ -159,27 +159,22 @@ def visible(scene: g.Scene, charger: g.Unit, target: g.Unit,
     return False
 
 
-#: enemies_touching's answers by (scene, unit), the scene held so its id is not reused: a
-#: charge map asks it of every charger once per enemy.
-_TOUCHING: OrderedDict[tuple[int, str], tuple[g.Scene, list[str]]] = OrderedDict()
+#: enemies_touching's answers by scene, then unit id: a charge map asks it of every charger
+#: once per enemy.
+_TOUCHING = ByIdentity(64)
 
 
 def enemies_touching(scene: g.Scene, unit: g.Unit) -> list[str]:
     """The enemy units in base contact with ``unit`` (within EPS_MM: DESIGN.md, touching is
     contact). A unit in contact with an enemy is engaged whatever its ``state`` says
     (RULES.md 2: only a ready unit, "not engaged", may charge)."""
-    key = (id(scene), unit.id)
-    hit = _TOUCHING.get(key)
-    if hit is not None and hit[0] is scene:
-        return hit[1]
-    out = _touching(scene, unit)
-    _TOUCHING[key] = (scene, out)
-    while len(_TOUCHING) > 256:
-        try:
-            _TOUCHING.popitem(last=False)
-        except KeyError:  # another thread emptied it first
-            break
-    return out
+    by_unit = _TOUCHING.get(scene)
+    if by_unit is None:
+        by_unit = {}
+        _TOUCHING.put(scene, by_unit)
+    if unit.id not in by_unit:
+        by_unit[unit.id] = _touching(scene, unit)
+    return by_unit[unit.id]
 
 
 def _touching(scene: g.Scene, unit: g.Unit) -> list[str]:

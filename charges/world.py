@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: avoids it (RULES.md 4, unavoidable contact).
 Kind = Literal["enemy", "friend", "terrain", "target", "secondary"]
 
-class _ByIdentity:
+class ByIdentity:
     """Values computed from objects, kept by the objects' identity, the oldest dropped first:
     one ruling builds several worlds from the same unit, terrain and table polygons (the
     charger's, the target's, the failed move's, one per enemy a special charge asks about).
@@ -51,8 +51,8 @@ class _ByIdentity:
                 self._items.popitem(last=False)
 
 
-_PREPARED = _ByIdentity(4096)  # polygon -> (bounds, convex pieces)
-_TABLE_EPS = _ByIdentity(64)  # table polygon -> its EPS_MM growth, prepared
+_PREPARED = ByIdentity(4096)  # polygon -> (bounds, convex pieces)
+_TABLE_EPS = ByIdentity(64)  # table polygon -> its EPS_MM growth, prepared
 
 
 def _prepared(poly: BaseGeometry, convex: bool) -> tuple[tuple[float, float, float, float],

@@ -1,5 +1,6 @@
 """A real ``umpire serve`` process on a free loopback port, for the tests that need one (restart,
-browser). Started exactly as a user starts it, through the console entry point."""
+browser), started exactly as a user starts it, through the console entry point; and an app
+behind a real uvicorn in a thread of the test process (uvicorn_in_thread)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -83,3 +85,26 @@ def live_server(folder: Path, *extra_args: str) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def uvicorn_in_thread(app: object, **config: object) -> Iterator[int]:
+    """``app`` behind a real uvicorn on a free loopback port, in a thread of this process (as
+    ``umpire serve`` runs it, without a subprocess's seconds of imports): yields the port.
+    ``config``: more uvicorn.Config options (``http``, ``lifespan``)."""
+    import uvicorn
+
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,  # type: ignore[arg-type]
+                                        log_level="warning", **config))  # type: ignore[arg-type]
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert srv.started
+    try:
+        yield port
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)

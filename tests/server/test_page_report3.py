@@ -16,21 +16,18 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from server.app import create_app
 from server.slow_clients import timed_h11
 
 from .chromium import chromium, needs_chromium
 from .conftest import SAMPLES
-from .live import free_port
+from .live import uvicorn_in_thread
 
 pytestmark = needs_chromium
 
@@ -47,19 +44,9 @@ class Served:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The app behind a real uvicorn on a loopback port, in a thread of this process (as
     ``umpire serve`` runs it, without a subprocess's seconds of imports)."""
-    port = free_port()
     app = create_app(tmp_path_factory.mktemp("page-report3"), detect_processes=0)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                        http=timed_h11()))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert srv.started
-    yield Served(f"http://127.0.0.1:{port}")
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with uvicorn_in_thread(app, http=timed_h11()) as port:
+        yield Served(f"http://127.0.0.1:{port}")
 
 
 @pytest.fixture(scope="module")

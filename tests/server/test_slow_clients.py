@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from server.slow_clients import READ_TIMEOUT_S, timed_h11
 
-from .live import free_port
+from .live import uvicorn_in_thread
 
 
 async def echo(request: Request) -> JSONResponse:
@@ -37,20 +37,9 @@ class Served:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Served]:
-    port = free_port()
     app = Starlette(routes=[Route("/echo", echo, methods=["GET", "POST"])])
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                            http=timed_h11(1.0), lifespan="off")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert srv.started
-    yield Served(port)
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with uvicorn_in_thread(app, http=timed_h11(1.0), lifespan="off") as port:
+        yield Served(port)
 
 
 def test_umpire_serve_runs_the_timed_protocol(monkeypatch, tmp_path):

@@ -13,7 +13,6 @@ import json
 import shutil
 import socket
 import subprocess
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -22,13 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from server.app import create_app
 from server.body_limit import LINGER_MIN_BYTES, BodyLimit
 
 from .conftest import SAMPLES, noise_png
-from .live import LiveServer, free_port, live_server
+from .live import LiveServer, live_server, uvicorn_in_thread
 
 # Bodies several times this, and larger than the loopback socket buffers: a server that
 # closed without reading them would reset the connection under a client still sending.
@@ -165,17 +163,8 @@ def short_linger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """The app behind a BodyLimit whose drain lasts at most 1.5 s, 0.4 s without data."""
     app = BodyLimit(create_app(tmp_path_factory.mktemp("linger")), max_bytes=LIMIT,
                     linger_s=1.5, linger_idle_s=0.4)
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert srv.started
-    yield port
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with uvicorn_in_thread(app) as port:
+        yield port
 
 
 def read_until_closed(s: socket.socket, timeout_s: float) -> tuple[bytes, float]:
